@@ -1,0 +1,80 @@
+// swift-tools-version:6.2
+//
+// Ferry — moves CloudKit-shaped data between formats and stores.
+//
+// Modules point one way, toward the record model:
+//
+//   ferry (executable) → FerryCLI → FerryNDJSON, FerryCompression, FerryPredicate
+//                                 → FerryRecords → FerryIO
+//
+// Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
+import PackageDescription
+
+let package = Package(
+    name: "Ferry",
+    products: [
+        .library(name: "FerryIO", targets: ["FerryIO"]),
+        .library(name: "FerryRecords", targets: ["FerryRecords"]),
+        .library(name: "FerryNDJSON", targets: ["FerryNDJSON"]),
+        .library(name: "FerryCompression", targets: ["FerryCompression"]),
+        .library(name: "FerryPredicate", targets: ["FerryPredicate"]),
+        .library(name: "FerryCLI", targets: ["FerryCLI"]),
+        .library(name: "FerryTestSupport", targets: ["FerryTestSupport"]),
+        .executable(name: "ferry", targets: ["ferry"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries: a module map and a shim header, nothing else.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+
+        // Byte sources and sinks, files, atomic output.
+        .target(name: "FerryIO"),
+        // The CloudKit record model and its JSON mapping.
+        .target(name: "FerryRecords", dependencies: ["FerryIO"]),
+        // Streaming NDJSON (and CKWS response documents) readers and writers.
+        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO"]),
+        // gzip streams, parallel deflate, archives.
+        .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib"]),
+        // NSPredicate format strings: parse, print, compile, validate for CloudKit.
+        .target(name: "FerryPredicate", dependencies: ["FerryRecords"]),
+        // The `ferry` commands.
+        .target(
+            name: "FerryCLI",
+            dependencies: [
+                "FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryPredicate",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
+
+        // Shared by tests and benchmarks: seeded generator, fixtures, chunked feeding.
+        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords"]),
+
+        .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "FerryTestSupport"]),
+        .testTarget(name: "FerryRecordsTests", dependencies: ["FerryRecords", "FerryTestSupport"]),
+        .testTarget(
+            name: "FerryNDJSONTests",
+            dependencies: ["FerryNDJSON", "FerryRecords", "FerryIO", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "FerryCompressionTests",
+            dependencies: ["FerryCompression", "FerryIO", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "FerryPredicateTests",
+            dependencies: ["FerryPredicate", "FerryRecords", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "FerryCLITests",
+            dependencies: ["FerryCLI", "FerryTestSupport"],
+            resources: []
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Module root for FerryCLI; see the module's files.

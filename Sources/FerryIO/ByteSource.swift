@@ -1,0 +1,58 @@
+/// Something bytes are read from: a file, standard input, a decompressor.
+///
+/// Sources are pull-based and synchronous; readers built on them stream with bounded memory.
+public protocol ByteSource: AnyObject {
+    /// A name for messages: the path, `-` for standard input, or `a.ndjson.gz (gzip)`.
+    var name: String { get }
+
+    /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read;
+    /// `0` means the end of the input.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// Something bytes are written to: a file (committed atomically), standard output, a compressor.
+public protocol ByteSink: AnyObject {
+    /// A name for messages.
+    var name: String { get }
+
+    /// Writes all of `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+
+    /// Finishes the output: flushes buffers, and for files renames the temporary file into place.
+    /// Nothing written becomes visible under the final name before this succeeds.
+    func commit() throws
+}
+
+extension ByteSink {
+    /// Writes the bytes of an array.
+    @inlinable
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// Writes the UTF-8 bytes of a string.
+    @inlinable
+    public func write(_ string: String) throws {
+        var copy = string
+        try copy.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension ByteSource {
+    /// Reads everything that is left, up to `limit` bytes.
+    ///
+    /// - Throws: ``FerryIOError`` when the input is longer than `limit`.
+    public func readAll(limit: Int = Int.max) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { try read(into: $0) }
+            if n == 0 { break }
+            if result.count + n > limit {
+                throw FerryIOError(.read, path: name, detail: "input is larger than the \(limit)-byte limit")
+            }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file or standard input (`-`) read with `read(2)`. Owns its descriptor and closes it in `deinit`.
+public final class InputFile: ByteSource {
+    public let name: String
+    private var fd: Int32
+    private let ownsDescriptor: Bool
+
+    /// The size of the file in bytes when it is a regular file (used for progress), else `nil`.
+    public let size: Int?
+
+    /// Opens `path` for reading; `-` is standard input.
+    public init(path: String) throws {
+        name = path
+        if path == "-" {
+            fd = 0
+            ownsDescriptor = false
+        } else {
+            if Syscall.isDirectory(path) {
+                throw FerryIOError(.open, path: path, errno: EISDIR)
+            }
+            fd = Syscall.open(path, flags: O_RDONLY | O_CLOEXEC)
+            if fd < 0 { throw FerryIOError(.open, path: path, errno: Syscall.errno) }
+            ownsDescriptor = true
+        }
+        size = Syscall.fileSize(fd)
+    }
+
+    deinit {
+        if ownsDescriptor && fd >= 0 { _ = Syscall.close(fd) }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = Syscall.read(fd, buffer)
+        if n < 0 { throw FerryIOError(.read, path: name, errno: Syscall.errno) }
+        return n
+    }
+}
+
+/// Facts about paths that commands need, without Foundation.
+public enum FileSystem {
+    /// Whether `path` names a directory.
+    public static func isDirectory(_ path: String) -> Bool { Syscall.isDirectory(path) }
+
+    /// Whether `path` exists.
+    public static func exists(_ path: String) -> Bool { Syscall.isRegularFile(path) != nil }
+
+    /// Whether the descriptor is a terminal (progress goes to stderr only when it is).
+    public static func isTerminal(_ fd: Int32) -> Bool { Syscall.isTerminal(fd) }
+
+    /// Removes a file; errors are ignored when `ignoringErrors` is true.
+    public static func remove(_ path: String) throws {
+        let error = Syscall.unlink(path)
+        if error != 0 { throw FerryIOError(.remove, path: path, errno: error) }
+    }
+
+    /// The regular files directly inside `directory`, sorted by name (for folders of saved responses).
+    public static func files(in directory: String) throws -> [String] {
+        guard let dir = opendir(directory) else {
+            throw FerryIOError(.open, path: directory, errno: Syscall.errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name.hasPrefix(".") { continue }
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            if Syscall.isRegularFile(path) == true { names.append(path) }
+        }
+        return names.sorted()
+    }
+}

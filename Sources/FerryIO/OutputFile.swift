@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A buffered output that becomes visible only when committed.
+///
+/// For a path, bytes go to a temporary file in the same directory (`.NAME.ferry-XXXXXX`), which
+/// ``commit()`` renames over the target. If the process fails or the sink is dropped without a
+/// commit, the temporary file is removed, so a failed run never leaves a partial output. `-` writes
+/// to standard output (which cannot be made atomic; it is flushed on commit).
+public final class OutputFile: ByteSink {
+    public let name: String
+    private var fd: Int32
+    private let temporaryPath: String?
+    private var buffer: [UInt8] = []
+    private let bufferCapacity: Int
+    private var isFinished = false
+
+    /// Creates an output for `path` (`-` for standard output).
+    public init(path: String, bufferCapacity: Int = 1 << 20) throws {
+        name = path
+        self.bufferCapacity = bufferCapacity
+        buffer.reserveCapacity(bufferCapacity)
+        if path == "-" {
+            fd = 1
+            temporaryPath = nil
+            return
+        }
+        if Syscall.isDirectory(path) {
+            throw FerryIOError(.open, path: path, errno: EISDIR)
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let (fd, temp) = Syscall.makeTemporary(template: directory + "." + base + ".ferry-XXXXXX") else {
+            throw FerryIOError(.createTemporary, path: path, errno: Syscall.errno)
+        }
+        // mkstemp creates 0600; give the output the permissions a normal file would get.
+        Syscall.fchmod(fd, 0o666 & ~Syscall.currentUmask())
+        self.fd = fd
+        temporaryPath = temp
+        TemporaryFiles.shared.register(temp)
+    }
+
+    deinit {
+        if !isFinished { abandon() }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if buffer.count + bytes.count > bufferCapacity {
+            try flush()
+            if bytes.count >= bufferCapacity {
+                try writeThrough(bytes)
+                return
+            }
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends bytes through a closure that writes directly into the buffer (no intermediate copy).
+    public func flush() throws {
+        if buffer.isEmpty { return }
+        try buffer.withUnsafeBytes { try writeThrough($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeThrough(_ bytes: UnsafeRawBufferPointer) throws {
+        let error = Syscall.writeAll(fd, bytes)
+        if error != 0 { throw FerryIOError(.write, path: name, errno: error) }
+    }
+
+    public func commit() throws {
+        guard !isFinished else { return }
+        do {
+            try flush()
+        } catch {
+            abandon()
+            throw error
+        }
+        isFinished = true
+        guard let temporaryPath else { return }
+        let closeError = Syscall.close(fd)
+        fd = -1
+        if closeError != 0 {
+            _ = Syscall.unlink(temporaryPath)
+            TemporaryFiles.shared.unregister(temporaryPath)
+            throw FerryIOError(.close, path: name, errno: closeError)
+        }
+        let renameError = Syscall.rename(temporaryPath, name)
+        TemporaryFiles.shared.unregister(temporaryPath)
+        if renameError != 0 {
+            _ = Syscall.unlink(temporaryPath)
+            throw FerryIOError(.rename, path: name, errno: renameError)
+        }
+    }
+
+    /// Discards everything written: removes the temporary file. Standard output cannot be unwritten.
+    public func abandon() {
+        isFinished = true
+        buffer.removeAll()
+        guard let temporaryPath else { return }
+        if fd >= 0 { _ = Syscall.close(fd) }
+        fd = -1
+        _ = Syscall.unlink(temporaryPath)
+        TemporaryFiles.shared.unregister(temporaryPath)
+    }
+}

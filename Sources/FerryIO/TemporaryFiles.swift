@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The temporary files this process has open, removed if the process is interrupted
+/// (SIGINT, SIGTERM, SIGHUP, SIGPIPE) so that an interrupted run leaves nothing behind.
+///
+/// A process killed with SIGKILL cannot clean up; its temporary file keeps a `.ferry-` name
+/// beside the target and never takes the target's name.
+public final class TemporaryFiles: @unchecked Sendable {
+    /// The process-wide registry.
+    public static let shared = TemporaryFiles()
+
+    private var lock = pthread_mutex_t()
+    // Fixed-size table of C strings so the signal handler never allocates.
+    private static let capacity = 64
+    private let table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+    private init() {
+        pthread_mutex_init(&lock, nil)
+        table = .allocate(capacity: Self.capacity)
+        table.initialize(repeating: nil, count: Self.capacity)
+    }
+
+    /// Installs the signal handlers (once). Called by the CLI at start-up.
+    public static func installSignalHandlers() {
+        _ = installed
+    }
+
+    private static let installed: Bool = {
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
+            _ = Glibc_signal(signal)
+        }
+        return true
+    }()
+
+    func register(_ path: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        for i in 0..<Self.capacity where table[i] == nil {
+            table[i] = strdup(path)
+            return
+        }
+    }
+
+    func unregister(_ path: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        for i in 0..<Self.capacity {
+            if let entry = table[i], String(cString: entry) == path {
+                free(entry)
+                table[i] = nil
+            }
+        }
+    }
+
+    fileprivate func removeAllForSignal() {
+        for i in 0..<Self.capacity {
+            if let entry = table[i] { unlink(entry) }
+        }
+    }
+}
+
+private func Glibc_signal(_ signo: Int32) -> Bool {
+    signal(signo) { received in
+        TemporaryFiles.shared.removeAllForSignal()
+        signal(received, SIG_DFL)
+        raise(received)
+    }
+    return true
+}

@@ -1,0 +1,1 @@
+// Module root for FerryNDJSON; see the module's files.

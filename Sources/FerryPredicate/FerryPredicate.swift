@@ -1,0 +1,1 @@
+// FerryPredicate: NSPredicate format strings parsed, printed, compiled and validated for CloudKit.

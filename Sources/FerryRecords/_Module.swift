@@ -1,0 +1,1 @@
+// Module root for FerryRecords; see the module's files.

@@ -1,0 +1,1 @@
+// Module root for FerryTestSupport; see the module's files.
