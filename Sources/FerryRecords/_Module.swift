@@ -1,1 +1,0 @@
-// Module root for FerryRecords; see the module's files.
