@@ -47,7 +47,7 @@ let package = Package(
         .target(
             name: "FerryCLI",
             dependencies: [
-                "FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryPredicate",
+                "FerryIO", "FerryRecords", "FerryNDJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

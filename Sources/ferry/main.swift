@@ -1,1 +1,3 @@
 import FerryCLI
+
+Ferry.main()

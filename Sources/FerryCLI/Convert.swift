@@ -1,0 +1,213 @@
+import ArgumentParser
+import FerryIO
+import FerryNDJSON
+import FerryRecords
+
+/// `ferry convert INPUT... OUTPUT`: read records, filter, project, sort, write.
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert records between formats, filtering and projecting on the way.",
+        discussion: """
+        INPUT may be a file, a folder (every file in it, by name), or - for standard input; OUTPUT a
+        file or - for standard output. Formats come from file extensions or --from/--to. Inputs may
+        be NDJSON (one record dictionary per line) or saved CloudKit Web Services responses
+        ({"records": [...]}), one per line or pretty-printed.
+
+        Output is written to a temporary file and renamed into place only on success: a failed run
+        leaves no partial output. A one-line summary goes to stderr (--quiet silences it; --json
+        prints it as JSON, on stdout unless OUTPUT is -, then on stderr).
+
+        Examples:
+          ferry convert export.ndjson messages.ndjson --type Message
+          ferry convert saved-responses/ all.ndjson --on-error skip --rejects rejects.ndjson
+          cat export.ndjson | ferry convert - - --zone Chats --keys text,sentAt --sort sentAt:desc --limit 20
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Inputs, then the output (- is stdin/stdout).", valueName: "INPUT... OUTPUT"))
+    var paths: [String] = []
+
+    @Option(help: "Input format when extensions don't say (ndjson).")
+    var from: RecordFormat?
+
+    @Option(help: "Output format when the extension doesn't say (ndjson).")
+    var to: RecordFormat?
+
+    @Option(name: .customLong("type"), help: "Keep only records of this type (repeatable).")
+    var types: [String] = []
+
+    @Option(name: .customLong("zone"), help: "Keep only records in this zone (repeatable).")
+    var zones: [String] = []
+
+    @Option(help: ArgumentHelp("Keep only these fields (comma-separated); system fields are kept.", valueName: "a,b"))
+    var keys: String?
+
+    @Option(help: ArgumentHelp("Sort by a field or system key, stable; large inputs sort on disk.", valueName: "key[:desc]"))
+    var sort: String?
+
+    @Option(help: "Write at most N records.")
+    var limit: Int?
+
+    @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: skip it and go on.")
+    var onError: ErrorMode = .fail
+
+    @Option(help: ArgumentHelp("With --on-error skip: write every rejected input here, verbatim.", valueName: "FILE"))
+    var rejects: String?
+
+    @Flag(help: "No summary or progress on stderr.")
+    var quiet = false
+
+    @Flag(help: "Print the summary as JSON.")
+    var json = false
+
+    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted.")
+    var maxLineBytes: Int = 64 << 20
+
+    func validate() throws {
+        guard paths.count >= 2 else {
+            throw ValidationError("expected at least one INPUT and an OUTPUT, found \(paths.count) path\(paths.count == 1 ? "" : "s")")
+        }
+        if rejects != nil && onError != .skip {
+            throw ValidationError("--rejects needs --on-error skip")
+        }
+        if let sort, RecordSortKey(parsing: sort) == nil {
+            throw ValidationError("--sort expects key[:asc|:desc], found '\(sort)'")
+        }
+        if let limit, limit < 0 {
+            throw ValidationError("--limit expects a number ≥ 0, found \(limit)")
+        }
+        if maxLineBytes < 1 {
+            throw ValidationError("--max-line-bytes expects a positive number")
+        }
+        if paths.dropLast().filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("standard input (-) can be read only once")
+        }
+        for input in paths.dropLast() where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
+            throw ValidationError("no such input: \(input)")
+        }
+    }
+
+    func run() throws {
+        let inputs = Array(paths.dropLast())
+        let outputPath = paths[paths.count - 1]
+        let clock = Stopwatch()
+        let progress = Progress(enabled: !quiet && StandardError.isTerminal)
+
+        var rejectsFile: OutputFile?
+        if let rejects { rejectsFile = try openOutput(rejects) }
+        let output = try openOutput(outputPath)
+        let writer = NDJSONWriter(sink: output)
+
+        let keep = keys.map { Set($0.split(separator: ",").map { String($0).trimmed }) }
+        let typeSet = Set(types)
+        let zoneSet = Set(zones)
+        let sorter = sort.flatMap(RecordSortKey.init(parsing:)).map { RecordSorter(key: $0) }
+        var stats = RunStatistics()
+        var remaining = limit ?? Int.max
+
+        func emit(_ record: Record) throws -> Bool {
+            guard remaining > 0 else { return false }
+            remaining -= 1
+            try writer.write(record)
+            return true
+        }
+
+        do {
+            inputLoop: for path in try expandInputs(inputs) {
+                let source = try InputFile(path: path)
+                let policy: NDJSONReader.ErrorPolicy = onError == .skip ? .skip(rejects: rejectsFile) : .fail
+                let reader = NDJSONReader(source: source, policy: policy,
+                                          configuration: .init(maximumLineBytes: maxLineBytes))
+                var warnings = 0
+                reader.onReject = { error in
+                    warnings += 1
+                    if !quiet && warnings <= 10 {
+                        StandardError.write("ferry: skipped: \(error)\n")
+                    } else if !quiet && warnings == 11 {
+                        StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
+                    }
+                }
+                defer {
+                    stats.recordsIn += reader.recordCount
+                    stats.rejected += reader.rejectedCount
+                    stats.bytesIn += reader.bytesRead
+                }
+                while var record = try reader.next() {
+                    if !typeSet.isEmpty && !typeSet.contains(record.recordType ?? "") { continue }
+                    if !zoneSet.isEmpty && !zoneSet.contains(record.zoneName) { continue }
+                    if let keep, var fields = record.fields {
+                        fields.entries.removeAll { !keep.contains($0.name) }
+                        record.fields = fields
+                    }
+                    if let sorter {
+                        try sorter.add(record)
+                    } else if try !emit(record) {
+                        break inputLoop
+                    }
+                    progress.update(records: reader.recordCount + stats.recordsIn, bytes: reader.bytesRead + stats.bytesIn, clock: clock)
+                }
+            }
+            if let sorter { try sorter.finish(emit) }
+            try writer.finish()
+            try rejectsFile?.commit()
+        } catch let error as RecordFormatError {
+            output.abandon()
+            rejectsFile?.abandon()
+            progress.clear()
+            throw CommandFailure(message: error.description)
+        } catch let error as FerryIOError {
+            output.abandon()
+            rejectsFile?.abandon()
+            progress.clear()
+            throw CommandFailure(message: error.description)
+        }
+        progress.clear()
+        stats.recordsOut = writer.recordCount
+        stats.bytesOut = writer.bytesWritten
+        stats.seconds = clock.seconds
+        report(stats, outputIsStdout: outputPath == "-")
+    }
+
+    private func openOutput(_ path: String) throws -> OutputFile {
+        do {
+            return try OutputFile(path: path)
+        } catch let error as FerryIOError {
+            throw CommandFailure(message: error.description)
+        }
+    }
+
+    private func report(_ stats: RunStatistics, outputIsStdout: Bool) {
+        if json {
+            let text = stats.json + "\n"
+            if outputIsStdout { StandardError.write(text) } else { print(text, terminator: "") }
+        } else if !quiet {
+            StandardError.write("ferry: " + stats.line + "\n")
+        }
+    }
+}
+
+/// Expands folders into the files they hold (sorted by name).
+func expandInputs(_ inputs: [String]) throws -> [String] {
+    var result: [String] = []
+    for input in inputs {
+        if input != "-" && FileSystem.isDirectory(input) {
+            do {
+                result.append(contentsOf: try FileSystem.files(in: input))
+            } catch let error as FerryIOError {
+                throw CommandFailure(message: error.description)
+            }
+        } else {
+            result.append(input)
+        }
+    }
+    return result
+}
+
+extension String {
+    var trimmed: String {
+        var s = Substring(self)
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import FerryIO
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `ferry` command: moves CloudKit-shaped records between formats.
+public struct Ferry: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ferry",
+        abstract: "Move CloudKit-shaped records between formats and stores.",
+        discussion: """
+        Exit codes: 0 success, 1 data error (bad input, failed check), 2 usage error.
+
+        Examples:
+          ferry convert export.ndjson messages.ndjson --type Message
+          cat export.ndjson | ferry convert - - --zone Chats --limit 10 | jq .
+          ferry convert responses/ all.ndjson --on-error skip --rejects bad.ndjson
+          ferry inspect Samples/chat.ndjson --json
+        """,
+        version: FerryVersion.current,
+        subcommands: [Convert.self, Inspect.self]
+    )
+
+    public init() {}
+
+    /// Runs the command line: parses `arguments`, runs the command, and exits with Ferry's codes
+    /// (0 ok, 1 data error, 2 usage error).
+    public static func main(_ arguments: [String]? = nil) -> Never {
+        TemporaryFiles.installSignalHandlers()
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Glibc_exit(0)
+        } catch let failure as CommandFailure {
+            if !failure.message.isEmpty {
+                StandardError.write("ferry: " + failure.message + "\n")
+            }
+            Glibc_exit(failure.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                StandardError.write(fullMessage(for: error) + "\n")
+                Glibc_exit(2)
+            }
+            self.exit(withError: error)
+        }
+    }
+}
+
+/// Ferry's version.
+public enum FerryVersion {
+    public static let current = "0.1.0"
+}
+
+/// A failure that ends a command with a message and an exit code (1 for data errors).
+struct CommandFailure: Error {
+    var message: String
+    var exitCode: Int32 = 1
+}
+
+/// Unbuffered writes to standard error.
+enum StandardError {
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc_write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    static var isTerminal: Bool { FileSystem.isTerminal(2) }
+}
+
+@inline(__always)
+private func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, pointer, count)
+}
+
+private func Glibc_exit(_ code: Int32) -> Never {
+    exit(code)
+}

@@ -1,0 +1,196 @@
+import ArgumentParser
+import FerryIO
+import FerryNDJSON
+import FerryRecords
+
+/// `ferry inspect INPUT...`: what a dataset holds.
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what records a dataset holds: zones, types, fields, time span, size.",
+        discussion: """
+        Counts records per zone and type, lists every field with the types it was seen with and how
+        often it occurs, the time span of created and modified, and the bytes read.
+
+        Examples:
+          ferry inspect Samples/chat.ndjson
+          ferry inspect export.ndjson --json | jq '.fields[] | select(.types | length > 1)'
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Files or folders to inspect (- is stdin).", valueName: "INPUT"))
+    var inputs: [String] = []
+
+    @Flag(help: "Print the report as JSON on stdout.")
+    var json = false
+
+    @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: count it and go on.")
+    var onError: ErrorMode = .fail
+
+    @Flag(help: "No progress on stderr.")
+    var quiet = false
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("expected at least one INPUT") }
+        for input in inputs where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
+            throw ValidationError("no such input: \(input)")
+        }
+    }
+
+    func run() throws {
+        var summary = DatasetSummary()
+        let clock = Stopwatch()
+        let progress = Progress(enabled: !quiet && StandardError.isTerminal)
+        do {
+            for path in try expandInputs(inputs) {
+                let reader = NDJSONReader(source: try InputFile(path: path),
+                                          policy: onError == .skip ? .skip(rejects: nil) : .fail)
+                while let record = try reader.next() {
+                    summary.add(record)
+                    progress.update(records: summary.records, bytes: summary.bytes + reader.bytesRead, clock: clock)
+                }
+                summary.bytes += reader.bytesRead
+                summary.rejected += reader.rejectedCount
+            }
+        } catch let error as RecordFormatError {
+            progress.clear()
+            throw CommandFailure(message: error.description)
+        } catch let error as FerryIOError {
+            progress.clear()
+            throw CommandFailure(message: error.description)
+        }
+        progress.clear()
+        print(json ? summary.json : summary.text, terminator: "")
+    }
+}
+
+/// What `inspect` gathers, in one pass, with memory proportional to the distinct zones, types and
+/// fields (not to the records).
+struct DatasetSummary {
+    struct FieldStats {
+        var count = 0
+        var types: [String: Int] = [:]
+    }
+
+    var records = 0
+    var rejected = 0
+    var bytes = 0
+    var tombstones = 0
+    var zoneTypes: [String: [String: Int]] = [:]
+    var fields: [String: FieldStats] = [:]
+    var created: ClosedRange<Int64>?
+    var modified: ClosedRange<Int64>?
+
+    mutating func add(_ record: Record) {
+        records += 1
+        if record.isDeleted { tombstones += 1 }
+        zoneTypes[record.zoneName, default: [:]][record.recordType ?? "(none)", default: 0] += 1
+        for entry in record.fields?.entries ?? [] {
+            fields[entry.name, default: FieldStats()].count += 1
+            fields[entry.name]!.types[entry.field.effectiveType.rawValue, default: 0] += 1
+        }
+        if let t = record.created?.timestamp { created = Self.widen(created, t) }
+        if let t = record.modified?.timestamp { modified = Self.widen(modified, t) }
+    }
+
+    static func widen(_ range: ClosedRange<Int64>?, _ t: Int64) -> ClosedRange<Int64> {
+        guard let range else { return t...t }
+        return min(range.lowerBound, t)...max(range.upperBound, t)
+    }
+
+    var text: String {
+        var lines: [String] = []
+        lines.append("\(records) records (\(tombstones) tombstones), \(rejected) rejected, \(bytes) bytes")
+        if let created { lines.append("created:  \(isoDate(created.lowerBound)) … \(isoDate(created.upperBound))") }
+        if let modified { lines.append("modified: \(isoDate(modified.lowerBound)) … \(isoDate(modified.upperBound))") }
+        lines.append("")
+        var rows = [["ZONE", "TYPE", "RECORDS"]]
+        for zone in zoneTypes.keys.sorted() {
+            for (type, count) in zoneTypes[zone]!.sorted(by: { $0.key < $1.key }) {
+                rows.append([zone, type, String(count)])
+            }
+        }
+        lines.append(contentsOf: table(rows))
+        lines.append("")
+        var fieldRows = [["FIELD", "TYPES", "IN RECORDS"]]
+        for name in fields.keys.sorted() {
+            let stats = fields[name]!
+            let types = stats.types.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let share = records > 0 ? format(Double(stats.count) * 100 / Double(records), 1) : "0"
+            fieldRows.append([name, types, "\(stats.count) (\(share)%)"])
+        }
+        lines.append(contentsOf: table(fieldRows))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    var json: String {
+        var object = JSONObject()
+        object.append(key: "records", value: .number(JSONNumber(Int64(records))))
+        object.append(key: "tombstones", value: .number(JSONNumber(Int64(tombstones))))
+        object.append(key: "rejected", value: .number(JSONNumber(Int64(rejected))))
+        object.append(key: "bytes", value: .number(JSONNumber(Int64(bytes))))
+        object.append(key: "zones", value: .array(zoneTypes.keys.sorted().map { zone in
+            var types = JSONObject()
+            for (type, count) in zoneTypes[zone]!.sorted(by: { $0.key < $1.key }) {
+                types.append(key: type, value: .number(JSONNumber(Int64(count))))
+            }
+            return .object(["zoneName": .string(zone), "types": .object(types)])
+        }))
+        object.append(key: "fields", value: .array(fields.keys.sorted().map { name in
+            let stats = fields[name]!
+            var types = JSONObject()
+            for (type, count) in stats.types.sorted(by: { $0.key < $1.key }) {
+                types.append(key: type, value: .number(JSONNumber(Int64(count))))
+            }
+            return .object(["name": .string(name), "count": .number(JSONNumber(Int64(stats.count))), "types": .object(types)])
+        }))
+        for (key, range) in [("created", created), ("modified", modified)] {
+            if let range {
+                object.append(key: key, value: .object([
+                    "min": .number(JSONNumber(range.lowerBound)), "max": .number(JSONNumber(range.upperBound)),
+                    "minISO": .string(isoDate(range.lowerBound)), "maxISO": .string(isoDate(range.upperBound)),
+                ]))
+            } else {
+                object.append(key: key, value: .null)
+            }
+        }
+        var out = JSONOutput()
+        out.appendValue(.object(object))
+        return String(decoding: out.bytes, as: UTF8.self) + "\n"
+    }
+}
+
+/// Left-aligned columns separated by two spaces.
+func table(_ rows: [[String]]) -> [String] {
+    guard let first = rows.first else { return [] }
+    var widths = Array(repeating: 0, count: first.count)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    return rows.map { row in
+        row.enumerated().map { i, cell in
+            i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
+        }.joined(separator: "  ")
+    }
+}
+
+/// `2023-07-22T04:26:40.000Z` for milliseconds since 1970 (proleptic Gregorian, UTC).
+func isoDate(_ milliseconds: Int64) -> String {
+    var seconds = milliseconds / 1000
+    var millis = milliseconds % 1000
+    if millis < 0 { millis += 1000; seconds -= 1 }
+    var days = seconds / 86_400
+    var rest = seconds % 86_400
+    if rest < 0 { rest += 86_400; days -= 1 }
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    var ms = String(millis)
+    while ms.count < 3 { ms = "0" + ms }
+    return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)).\(ms)Z"
+}

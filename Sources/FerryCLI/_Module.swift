@@ -1,1 +1,0 @@
-// Module root for FerryCLI; see the module's files.

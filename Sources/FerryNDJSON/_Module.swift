@@ -1,1 +1,0 @@
-// Module root for FerryNDJSON; see the module's files.

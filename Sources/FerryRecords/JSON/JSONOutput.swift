@@ -1,0 +1,216 @@
+/// A growable byte buffer that JSON is written into, then handed to a sink in large pieces.
+///
+/// Noncopyable: owns its storage (freed in `deinit`); being a struct, its accesses are checked
+/// for exclusivity at compile time rather than at run time, which matters on this hot path.
+/// Owns its storage (freed in `deinit`). Appends are unchecked pointer writes after one capacity
+/// check, which is what makes serialization fast.
+public struct JSONOutput: ~Copyable {
+    @usableFromInline var storage: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    /// The number of bytes written.
+    @usableFromInline var length: Int = 0
+    /// The number of bytes written.
+    public var count: Int { length }
+
+    /// Creates an empty buffer.
+    public init(capacity: Int = 1 << 16) {
+        self.capacity = max(capacity, 64)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The bytes written so far (valid until the next write).
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: length) }
+
+    /// Forgets the contents, keeping the storage.
+    public mutating func removeAll() { length = 0 }
+
+    /// Drops bytes after `newCount` (to undo a partly written value).
+    public mutating func truncate(to newCount: Int) { length = min(length, newCount) }
+
+    /// The contents as an array (tests, small outputs).
+    public var array: [UInt8] { Array(bytes) }
+
+    @inlinable @inline(__always)
+    mutating func reserve(_ n: Int) {
+        if length + n > capacity { grow(length + n) }
+    }
+
+    @usableFromInline
+    mutating func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newStorage.update(from: storage, count: length)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
+    }
+
+    /// Appends one byte.
+    @inlinable @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        reserve(1)
+        storage[length] = byte
+        length += 1
+    }
+
+    /// Appends raw bytes.
+    @inlinable @inline(__always)
+    public mutating func append(_ literal: StaticString) {
+        let n = literal.utf8CodeUnitCount
+        reserve(n)
+        (storage + length).update(from: literal.utf8Start, count: n)
+        length += n
+    }
+
+    /// Appends raw bytes.
+    @inlinable
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(storage + length).copyMemory(from: base, byteCount: bytes.count)
+        length += bytes.count
+    }
+
+    /// Appends a decimal integer.
+    @inlinable
+    public mutating func appendInteger(_ value: Int64) {
+        reserve(20)
+        var magnitude = value.magnitude
+        if value < 0 {
+            storage[length] = UInt8(ascii: "-")
+            length += 1
+        }
+        if magnitude < 10 {
+            storage[length] = UInt8(truncatingIfNeeded: magnitude) + 48
+            length += 1
+            return
+        }
+        var digits = 0
+        var probe = magnitude
+        while probe > 0 { digits += 1; probe /= 10 }
+        var i = length + digits - 1
+        while magnitude > 0 {
+            storage[i] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
+            magnitude /= 10
+            i -= 1
+        }
+        length += digits
+    }
+
+    /// Appends the shortest text that reads back as exactly `value` (`null` for non-finite values,
+    /// which JSON cannot carry and which no JSON input can produce).
+    @inlinable
+    public mutating func appendDouble(_ value: Double) {
+        guard value.isFinite else {
+            append("null")
+            return
+        }
+        var text = value.description
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends a JSON string literal with the escapes JSON requires (`"`, `\`, control characters).
+    /// Non-ASCII text is written as UTF-8, unescaped.
+    @inlinable
+    public mutating func appendString(_ string: String) {
+        var string = string
+        string.withUTF8 { appendString(utf8: $0) }
+    }
+
+    /// Appends a JSON string literal from UTF-8 bytes.
+    @inlinable
+    public mutating func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        reserve(n + 2)
+        storage[length] = UInt8(ascii: "\"")
+        length += 1
+        guard let base = bytes.baseAddress else {
+            storage[length] = UInt8(ascii: "\"")
+            length += 1
+            return
+        }
+        // Fast path: copy runs that need no escape, eight bytes at a time.
+        var i = 0
+        var runStart = 0
+        while i < n {
+            if i + 8 <= n {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let quote = word ^ 0x2222_2222_2222_2222
+                let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let special = ((quote &- ones) & ~quote | (slash &- ones) & ~slash | (word &- 0x2020_2020_2020_2020) & ~word) & 0x8080_8080_8080_8080
+                if special == 0 {
+                    i += 8
+                    continue
+                }
+                i += special.trailingZeroBitCount >> 3
+            }
+            let b = base[i]
+            if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 {
+                let run = i - runStart
+                reserve(run + 8 + (n - i))
+                (storage + length).update(from: base + runStart, count: run)
+                length += run
+                storage[length] = UInt8(ascii: "\\")
+                switch b {
+                case UInt8(ascii: "\""): storage[length + 1] = UInt8(ascii: "\""); length += 2
+                case UInt8(ascii: "\\"): storage[length + 1] = UInt8(ascii: "\\"); length += 2
+                case 0x0A: storage[length + 1] = UInt8(ascii: "n"); length += 2
+                case 0x0D: storage[length + 1] = UInt8(ascii: "r"); length += 2
+                case 0x09: storage[length + 1] = UInt8(ascii: "t"); length += 2
+                case 0x08: storage[length + 1] = UInt8(ascii: "b"); length += 2
+                case 0x0C: storage[length + 1] = UInt8(ascii: "f"); length += 2
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    storage[length + 1] = UInt8(ascii: "u")
+                    storage[length + 2] = UInt8(ascii: "0")
+                    storage[length + 3] = UInt8(ascii: "0")
+                    storage[length + 4] = hex.utf8Start[Int(b >> 4)]
+                    storage[length + 5] = hex.utf8Start[Int(b & 15)]
+                    length += 6
+                }
+                i += 1
+                runStart = i
+            } else {
+                i += 1
+            }
+        }
+        let run = n - runStart
+        reserve(run + 1)
+        (storage + length).update(from: base + runStart, count: run)
+        length += run
+        storage[length] = UInt8(ascii: "\"")
+        length += 1
+    }
+
+    /// Appends any JSON value (compact).
+    public mutating func appendValue(_ value: JSONValue) {
+        switch value {
+        case .null: append("null")
+        case .bool(let b): b ? append("true") : append("false")
+        case .number(let n):
+            var text = n.text
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        case .string(let s): appendString(s)
+        case .array(let items):
+            append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { append(UInt8(ascii: ",")) }
+                appendValue(item)
+            }
+            append(UInt8(ascii: "]"))
+        case .object(let object):
+            append(UInt8(ascii: "{"))
+            for (i, member) in object.members.enumerated() {
+                if i > 0 { append(UInt8(ascii: ",")) }
+                appendString(member.key)
+                append(UInt8(ascii: ":"))
+                appendValue(member.value)
+            }
+            append(UInt8(ascii: "}"))
+        }
+    }
+}

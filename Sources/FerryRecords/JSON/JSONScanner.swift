@@ -1,0 +1,678 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A pull scanner over one JSON document in memory (RFC 8259, strict).
+///
+/// It never copies the document: strings are validated in place (eight bytes at a time while they
+/// hold nothing special) and numbers are parsed straight from the bytes. Strict means: no comments,
+/// no trailing commas, no control characters in strings, no invalid UTF-8 and no lone surrogates;
+/// every error carries the byte offset and says what was expected and what was found.
+///
+/// The buffer must outlive the scanner; values it returns are copies.
+package struct JSONScanner {
+    @usableFromInline let base: UnsafePointer<UInt8>
+    @usableFromInline let end: Int
+    @usableFromInline package var position: Int
+    @usableFromInline var depth = 0
+    package let maximumDepth: Int
+
+    /// Creates a scanner over `buffer`.
+    package init(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 512) {
+        if let address = buffer.baseAddress {
+            base = address.assumingMemoryBound(to: UInt8.self)
+        } else {
+            base = UnsafePointer(bitPattern: 1)! // empty buffer: never dereferenced (end == 0)
+        }
+        end = buffer.count
+        position = 0
+        self.maximumDepth = maximumDepth
+    }
+
+    // MARK: Bytes
+
+    /// The byte at the current position, or 0 at the end (NUL is never valid outside strings).
+    @inlinable @inline(__always)
+    package var current: UInt8 { position < end ? base[position] : 0 }
+
+    @inlinable @inline(__always)
+    package var isAtEnd: Bool { position >= end }
+
+    @inlinable @inline(__always)
+    package mutating func skipWhitespace() {
+        while position < end {
+            let b = base[position]
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { position += 1 } else { return }
+        }
+    }
+
+    // MARK: Errors
+
+    package func error(_ code: RecordFormatError.Code, _ message: String, at offset: Int? = nil) -> RecordFormatError {
+        RecordFormatError(code, message, byteOffset: offset ?? position)
+    }
+
+    /// Describes what is at the current position, for "expected …, found …" messages.
+    package func describeCurrent() -> String {
+        guard position < end else { return "end of input" }
+        let b = base[position]
+        switch b {
+        case UInt8(ascii: "\""): return "a string"
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
+        case UInt8(ascii: "{"): return "an object"
+        case UInt8(ascii: "["): return "an array"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
+        case UInt8(ascii: "n"): return "null"
+        case 0x21...0x7E: return "'\(Character(Unicode.Scalar(b)))'"
+        default:
+            let hex = String(b, radix: 16, uppercase: true)
+            return "byte 0x\(b < 16 ? "0" : "")\(hex)"
+        }
+    }
+
+    package func unexpected(_ expected: String) -> RecordFormatError {
+        let code: RecordFormatError.Code = isAtEnd ? .truncated : (current >= 0x80 ? .invalidUTF8 : .syntax)
+        return error(code, "expected \(expected), found \(describeCurrent())")
+    }
+
+    // MARK: Structure
+
+    /// Consumes `{` (after whitespace) and enters an object.
+    @inlinable
+    package mutating func beginObject(_ what: @autoclosure () -> String = "an object") throws(RecordFormatError) {
+        skipWhitespace()
+        guard current == UInt8(ascii: "{") else { throw unexpected(what()) }
+        try enter()
+        position += 1
+    }
+
+    /// Consumes `[` (after whitespace) and enters an array.
+    @inlinable
+    package mutating func beginArray(_ what: @autoclosure () -> String = "an array") throws(RecordFormatError) {
+        skipWhitespace()
+        guard current == UInt8(ascii: "[") else { throw unexpected(what()) }
+        try enter()
+        position += 1
+    }
+
+    @inlinable @inline(__always)
+    mutating func enter() throws(RecordFormatError) {
+        depth += 1
+        if depth > maximumDepth {
+            throw error(.tooDeep, "nesting deeper than \(maximumDepth) levels")
+        }
+    }
+
+    /// Moves to the next member of an object: returns `false` (having consumed `}`) at its end.
+    /// `first` must start `true` for each object.
+    @inlinable
+    package mutating func nextMember(_ first: inout Bool) throws(RecordFormatError) -> Bool {
+        skipWhitespace()
+        if first {
+            first = false
+            if current == UInt8(ascii: "}") {
+                position += 1
+                depth -= 1
+                return false
+            }
+            return true
+        }
+        switch current {
+        case UInt8(ascii: ","):
+            position += 1
+            skipWhitespace()
+            if current != UInt8(ascii: "\"") { throw unexpected("a key string after ','") }
+            return true
+        case UInt8(ascii: "}"):
+            position += 1
+            depth -= 1
+            return false
+        default:
+            throw unexpected("',' or '}'")
+        }
+    }
+
+    /// Moves to the next element of an array: returns `false` (having consumed `]`) at its end.
+    @inlinable
+    package mutating func nextElement(_ first: inout Bool) throws(RecordFormatError) -> Bool {
+        skipWhitespace()
+        if first {
+            first = false
+            if current == UInt8(ascii: "]") {
+                position += 1
+                depth -= 1
+                return false
+            }
+            return true
+        }
+        switch current {
+        case UInt8(ascii: ","):
+            position += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "]") { throw unexpected("a value after ','") }
+            return true
+        case UInt8(ascii: "]"):
+            position += 1
+            depth -= 1
+            return false
+        default:
+            throw unexpected("',' or ']'")
+        }
+    }
+
+    /// Reads a member key and the `:` after it.
+    @inlinable
+    package mutating func readKey() throws(RecordFormatError) -> JSONKey {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { throw unexpected("a key string") }
+        let start = position
+        let key: JSONKey
+        let (contentEnd, special) = try scanStringBody()
+        if special & Self.escapeFlag == 0 {
+            if special & Self.highFlag != 0 {
+                try validateUTF8(from: start + 1, to: contentEnd)
+            }
+            key = JSONKey(raw: UnsafeBufferPointer(start: base + start + 1, count: contentEnd - start - 1), offset: start)
+        } else {
+            position = start
+            key = JSONKey(decoded: try readString(), offset: start)
+        }
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") else { throw unexpected("':' after key \"\(key.string)\"") }
+        position += 1
+        return key
+    }
+
+    // MARK: Strings
+
+    @usableFromInline static let escapeFlag: UInt64 = 1
+    @usableFromInline static let highFlag: UInt64 = 2
+
+    /// Scans a string whose opening quote is at `position`; leaves `position` after the closing
+    /// quote. Returns the offset of the closing quote and flags: escapes seen, non-ASCII seen.
+    @inlinable
+    mutating func scanStringBody() throws(RecordFormatError) -> (end: Int, flags: UInt64) {
+        var i = position + 1
+        var high: UInt64 = 0
+        var escaped = false
+        while true {
+            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            while i + 8 <= end {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let quote = word ^ 0x2222_2222_2222_2222
+                let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                let special = ((quote &- ones) & ~quote | (slash &- ones) & ~slash | (word &- 0x2020_2020_2020_2020) & ~word) & highs
+                if special != 0 {
+                    // The lowest flagged byte is exact: jump straight to it.
+                    let skip = special.trailingZeroBitCount >> 3
+                    high |= word & highs & ((1 << (UInt64(skip) << 3)) &- 1)
+                    i += skip
+                    break
+                }
+                high |= word & highs
+                i += 8
+            }
+            guard i < end else {
+                throw error(.truncated, "expected '\"' to close the string that starts here, found end of input", at: position)
+            }
+            let b = base[i]
+            if b == UInt8(ascii: "\"") {
+                position = i + 1
+                return (i, (escaped ? Self.escapeFlag : 0) | (high != 0 ? Self.highFlag : 0))
+            } else if b == UInt8(ascii: "\\") {
+                escaped = true
+                i += 2
+                if i > end { i = end }
+            } else if b < 0x20 {
+                throw error(.syntax, "expected a printable character in a string, found control character 0x\(String(b, radix: 16, uppercase: true)) (it must be escaped)", at: i)
+            } else {
+                if b >= 0x80 { high = 1 }
+                i += 1
+            }
+        }
+    }
+
+    /// Reads a JSON string.
+    @inlinable
+    package mutating func readString() throws(RecordFormatError) -> String {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { throw unexpected("a string") }
+        let start = position
+        let (contentEnd, flags) = try scanStringBody()
+        let count = contentEnd - start - 1
+        if flags == 0 {
+            return String(decoding: UnsafeBufferPointer(start: base + start + 1, count: count), as: UTF8.self)
+        }
+        if flags & Self.escapeFlag == 0 {
+            try validateUTF8(from: start + 1, to: contentEnd)
+            return String(decoding: UnsafeBufferPointer(start: base + start + 1, count: count), as: UTF8.self)
+        }
+        return try unescape(from: start + 1, to: contentEnd)
+    }
+
+    /// Decodes a string with escapes (the slow path).
+    @usableFromInline
+    func unescape(from start: Int, to stop: Int) throws(RecordFormatError) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(stop - start)
+        var i = start
+        var runStart = start
+        while i < stop {
+            let b = base[i]
+            if b != UInt8(ascii: "\\") {
+                i += 1
+                continue
+            }
+            if runStart < i {
+                try validateUTF8(from: runStart, to: i)
+                out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
+            }
+            guard i + 1 < stop else { throw error(.syntax, "expected an escape character after '\\'", at: i) }
+            let e = base[i + 1]
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22); i += 2
+            case UInt8(ascii: "\\"): out.append(0x5C); i += 2
+            case UInt8(ascii: "/"): out.append(0x2F); i += 2
+            case UInt8(ascii: "b"): out.append(0x08); i += 2
+            case UInt8(ascii: "f"): out.append(0x0C); i += 2
+            case UInt8(ascii: "n"): out.append(0x0A); i += 2
+            case UInt8(ascii: "r"): out.append(0x0D); i += 2
+            case UInt8(ascii: "t"): out.append(0x09); i += 2
+            case UInt8(ascii: "u"):
+                var scalar = try hex4(at: i + 2, stop: stop)
+                var length = 6
+                if scalar >= 0xD800 && scalar <= 0xDBFF {
+                    guard i + 12 <= stop, base[i + 6] == UInt8(ascii: "\\"), base[i + 7] == UInt8(ascii: "u") else {
+                        throw error(.loneSurrogate, "expected a low surrogate \\uDC00-\\uDFFF after high surrogate \\u\(String(scalar, radix: 16, uppercase: true)), found none", at: i)
+                    }
+                    let low = try hex4(at: i + 8, stop: stop)
+                    guard low >= 0xDC00 && low <= 0xDFFF else {
+                        throw error(.loneSurrogate, "expected a low surrogate \\uDC00-\\uDFFF after high surrogate \\u\(String(scalar, radix: 16, uppercase: true)), found \\u\(String(low, radix: 16, uppercase: true))", at: i + 6)
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    length = 12
+                } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
+                    throw error(.loneSurrogate, "expected a character, found lone low surrogate \\u\(String(scalar, radix: 16, uppercase: true))", at: i)
+                }
+                appendUTF8(scalar, to: &out)
+                i += length
+            default:
+                throw error(.syntax, "expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX, found '\\\(Character(Unicode.Scalar(e)))'", at: i)
+            }
+            runStart = i
+        }
+        if runStart < stop {
+            try validateUTF8(from: runStart, to: stop)
+            out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: stop - runStart))
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @usableFromInline
+    func hex4(at offset: Int, stop: Int) throws(RecordFormatError) -> UInt32 {
+        guard offset + 4 <= stop else { throw error(.syntax, "expected four hex digits after \\u", at: offset - 2) }
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let c = base[offset + k]
+            let digit: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
+            default: throw error(.syntax, "expected four hex digits after \\u", at: offset - 2)
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    @usableFromInline
+    func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case ..<0x80:
+            out.append(UInt8(scalar))
+        case ..<0x800:
+            out.append(UInt8(0xC0 | scalar >> 6))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        case ..<0x10000:
+            out.append(UInt8(0xE0 | scalar >> 12))
+            out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            out.append(UInt8(0xF0 | scalar >> 18))
+            out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Checks that bytes `start..<stop` are UTF-8, throwing with the offset of the first bad byte.
+    @usableFromInline
+    func validateUTF8(from start: Int, to stop: Int) throws(RecordFormatError) {
+        var i = start
+        while i < stop {
+            // ASCII runs eight bytes at a time.
+            while i + 8 <= stop && UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+            }
+            guard i < stop else { return }
+            let b = base[i]
+            if b < 0x80 { i += 1; continue }
+            var need = 0
+            var minimum: UInt32 = 0
+            var scalar: UInt32 = 0
+            switch b {
+            case 0xC2...0xDF: need = 1; scalar = UInt32(b & 0x1F); minimum = 0x80
+            case 0xE0...0xEF: need = 2; scalar = UInt32(b & 0x0F); minimum = 0x800
+            case 0xF0...0xF4: need = 3; scalar = UInt32(b & 0x07); minimum = 0x10000
+            default:
+                throw error(.invalidUTF8, "expected UTF-8 text, found byte 0x\(String(b, radix: 16, uppercase: true))", at: i)
+            }
+            if i + need >= stop {
+                throw error(.invalidUTF8, "expected UTF-8 text, found a truncated sequence", at: i)
+            }
+            for k in 1...need {
+                let c = base[i + k]
+                guard c & 0xC0 == 0x80 else {
+                    throw error(.invalidUTF8, "expected a UTF-8 continuation byte, found byte 0x\(String(c, radix: 16, uppercase: true))", at: i + k)
+                }
+                scalar = scalar << 6 | UInt32(c & 0x3F)
+            }
+            if scalar < minimum || scalar > 0x10FFFF || (scalar >= 0xD800 && scalar <= 0xDFFF) {
+                throw error(.invalidUTF8, "expected UTF-8 text, found an invalid sequence (overlong, surrogate or out of range)", at: i)
+            }
+            i += need + 1
+        }
+    }
+
+    // MARK: Numbers
+
+    /// Reads a number token: its extent and, when it is an integer that fits, its exact value.
+    @inlinable
+    package mutating func readNumber() throws(RecordFormatError) -> JSONNumberToken {
+        skipWhitespace()
+        let start = position
+        var i = position
+        var negative = false
+        if i < end && base[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        guard i < end, base[i] >= UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") else {
+            position = i
+            throw unexpected("a digit")
+        }
+        // Integer part: accumulate as a negative number so Int64.min fits.
+        var magnitude: UInt64 = 0
+        var overflow = false
+        var digits = 0
+        if base[i] == UInt8(ascii: "0") {
+            i += 1
+            digits = 1
+            if i < end, base[i] >= UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") {
+                position = i
+                throw error(.syntax, "expected '.', 'e' or the end of the number after a leading 0, found a digit")
+            }
+        } else {
+            while i < end {
+                let d = base[i] &- UInt8(ascii: "0")
+                if d > 9 { break }
+                let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (m2, o2) = m1.addingReportingOverflow(UInt64(d))
+                if o1 || o2 { overflow = true }
+                magnitude = m2
+                digits += 1
+                i += 1
+            }
+        }
+        var isInteger = true
+        if i < end && base[i] == UInt8(ascii: ".") {
+            isInteger = false
+            i += 1
+            let fractionStart = i
+            while i < end, base[i] >= UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") { i += 1 }
+            if i == fractionStart {
+                position = i
+                throw unexpected("a digit after '.'")
+            }
+        }
+        if i < end && (base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E")) {
+            isInteger = false
+            i += 1
+            if i < end && (base[i] == UInt8(ascii: "+") || base[i] == UInt8(ascii: "-")) { i += 1 }
+            let exponentStart = i
+            while i < end, base[i] >= UInt8(ascii: "0"), base[i] <= UInt8(ascii: "9") { i += 1 }
+            if i == exponentStart {
+                position = i
+                throw unexpected("a digit in the exponent")
+            }
+        }
+        position = i
+        var exact: Int64? = nil
+        if isInteger && !overflow {
+            if negative {
+                if magnitude <= UInt64(Int64.max) + 1 { exact = magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude) }
+            } else if magnitude <= UInt64(Int64.max) {
+                exact = Int64(magnitude)
+            }
+        }
+        _ = digits
+        return JSONNumberToken(start: start, end: i, isInteger: isInteger, exactInteger: exact)
+    }
+
+    /// The double nearest to a number token (correctly rounded).
+    @inlinable
+    package func doubleValue(of token: JSONNumberToken) -> Double {
+        if let exact = token.exactInteger, exact.magnitude <= 1 << 53 {
+            return Double(exact)
+        }
+        return Self.parseDouble(base + token.start, count: token.end - token.start)
+    }
+
+    @usableFromInline
+    static func parseDouble(_ start: UnsafePointer<UInt8>, count: Int) -> Double {
+        // strtod needs a terminator; numbers are short, so copy to a NUL-terminated stack buffer.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+            let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
+            raw.copyMemory(from: start, byteCount: count)
+            buffer[count] = 0
+            return strtod(buffer.baseAddress!, nil)
+        }
+    }
+
+    /// The literal text of a number token.
+    package func text(of token: JSONNumberToken) -> String {
+        String(decoding: UnsafeBufferPointer(start: base + token.start, count: token.end - token.start), as: UTF8.self)
+    }
+
+    // MARK: Literals and generic values
+
+    /// Reads `true` or `false`.
+    package mutating func readBool() throws(RecordFormatError) -> Bool {
+        skipWhitespace()
+        if matchLiteral("true") { return true }
+        if matchLiteral("false") { return false }
+        throw unexpected("true or false")
+    }
+
+    /// Reads `null` if it is next; returns whether it was.
+    package mutating func readNullIfPresent() -> Bool {
+        skipWhitespace()
+        return matchLiteral("null")
+    }
+
+    mutating func matchLiteral(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard position + n <= end, memcmp(base + position, literal.utf8Start, n) == 0 else { return false }
+        position += n
+        return true
+    }
+
+    /// Reads any JSON value into a ``JSONValue`` tree.
+    package mutating func readValue() throws(RecordFormatError) -> JSONValue {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "\""):
+            return .string(try readString())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let token = try readNumber()
+            return .number(JSONNumber(text: text(of: token)))
+        case UInt8(ascii: "{"):
+            try beginObject()
+            var object = JSONObject()
+            var first = true
+            while try nextMember(&first) {
+                let key = try readKey()
+                let keyString = key.string
+                if object.members.contains(where: { $0.key == keyString }) {
+                    throw error(.duplicateKey, "expected each key once, found \"\(keyString)\" twice", at: key.offset)
+                }
+                object.append(key: keyString, value: try readValue())
+            }
+            return .object(object)
+        case UInt8(ascii: "["):
+            try beginArray()
+            var array: [JSONValue] = []
+            var first = true
+            while try nextElement(&first) {
+                array.append(try readValue())
+            }
+            return .array(array)
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            return .bool(try readBool())
+        case UInt8(ascii: "n"):
+            if readNullIfPresent() { return .null }
+            throw unexpected("a value")
+        default:
+            throw unexpected("a value")
+        }
+    }
+
+    /// Skips any JSON value, validating it.
+    package mutating func skipValue() throws(RecordFormatError) {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "\""):
+            let start = position
+            let (stop, flags) = try scanStringBody()
+            if flags & Self.escapeFlag != 0 {
+                _ = try unescape(from: start + 1, to: stop)
+            } else if flags & Self.highFlag != 0 {
+                try validateUTF8(from: start + 1, to: stop)
+            }
+        case UInt8(ascii: "{"):
+            try beginObject()
+            var first = true
+            var keys: [JSONKey] = []
+            while try nextMember(&first) {
+                let key = try readKey()
+                if keys.contains(where: { $0 == key }) {
+                    throw error(.duplicateKey, "expected each key once, found \"\(key.string)\" twice", at: key.offset)
+                }
+                keys.append(key)
+                try skipValue()
+            }
+        case UInt8(ascii: "["):
+            try beginArray()
+            var first = true
+            while try nextElement(&first) { try skipValue() }
+        default:
+            _ = try readValue()
+        }
+    }
+
+    /// Skips a value checking only its structure (brackets, string ends, literals), without
+    /// allocating: for values that are decoded, and so fully validated, right afterwards.
+    package mutating func skipValueStructure() throws(RecordFormatError) {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "\""):
+            _ = try scanStringBody()
+        case UInt8(ascii: "{"):
+            try beginObject()
+            var first = true
+            while try nextMember(&first) {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\"") else { throw unexpected("a key string") }
+                _ = try scanStringBody()
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { throw unexpected("':' after a key") }
+                position += 1
+                try skipValueStructure()
+            }
+        case UInt8(ascii: "["):
+            try beginArray()
+            var first = true
+            while try nextElement(&first) { try skipValueStructure() }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            _ = try readNumber()
+        default:
+            if matchLiteral("true") || matchLiteral("false") || matchLiteral("null") { return }
+            throw unexpected("a value")
+        }
+    }
+
+    /// Checks that nothing but whitespace follows.
+    package mutating func expectEnd() throws(RecordFormatError) {
+        skipWhitespace()
+        if !isAtEnd { throw unexpected("the end of the value") }
+    }
+}
+
+/// A number as scanned: where it is and, for integers that fit, the exact value.
+package struct JSONNumberToken {
+    package var start: Int
+    package var end: Int
+    /// No fraction, no exponent.
+    package var isInteger: Bool
+    /// The value when it is an integer within Int64.
+    package var exactInteger: Int64?
+}
+
+/// A member key as scanned: its bytes in place when it had no escapes, else the decoded string.
+package struct JSONKey: Equatable {
+    @usableFromInline let raw: UnsafeBufferPointer<UInt8>?
+    @usableFromInline let decoded: String?
+    /// Offset of the key's opening quote.
+    package let offset: Int
+
+    @usableFromInline init(raw: UnsafeBufferPointer<UInt8>, offset: Int) {
+        self.raw = raw
+        decoded = nil
+        self.offset = offset
+    }
+
+    @usableFromInline init(decoded: String, offset: Int) {
+        raw = nil
+        self.decoded = decoded
+        self.offset = offset
+    }
+
+    /// The key as a string.
+    package var string: String {
+        if let raw { return String(decoding: raw, as: UTF8.self) }
+        return decoded!
+    }
+
+    /// Whether the key is `literal`.
+    @inlinable @inline(__always)
+    package func equals(_ literal: StaticString) -> Bool {
+        if let raw {
+            return raw.count == literal.utf8CodeUnitCount && memcmp(raw.baseAddress!, literal.utf8Start, raw.count) == 0
+        }
+        return decoded!.utf8.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    package static func == (a: JSONKey, b: JSONKey) -> Bool {
+        if let ar = a.raw, let br = b.raw {
+            return ar.count == br.count && memcmp(ar.baseAddress!, br.baseAddress!, ar.count) == 0
+        }
+        return a.string == b.string
+    }
+}

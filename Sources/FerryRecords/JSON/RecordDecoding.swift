@@ -1,0 +1,426 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Decoding of CloudKit record dictionaries straight from JSON bytes: no intermediate tree, keys
+// matched in place, field values typed by their tag. Anything unknown is kept in `unknownKeys`;
+// a `null` under a known key is kept there too, so it is written back as it came.
+
+extension JSONScanner {
+    // MARK: Typed reads with messages that name the key
+
+    @inlinable
+    mutating func readString(for key: StaticString) throws(RecordFormatError) -> String {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else {
+            throw error(.wrongType, "expected a string for \"\(key)\", found \(describeCurrent())")
+        }
+        return try readString()
+    }
+
+    @inlinable
+    mutating func readInt64(for key: String) throws(RecordFormatError) -> Int64 {
+        skipWhitespace()
+        let c = current
+        guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else {
+            throw error(.wrongType, "expected an integer for \(key), found \(describeCurrent())")
+        }
+        let token = try readNumber()
+        guard let value = token.exactInteger else {
+            let what = token.isInteger ? "an integer beyond the 64-bit range" : "a number with a fraction or exponent"
+            throw error(.outOfRange, "expected a 64-bit integer for \(key), found \(what) (\(text(of: token)))", at: token.start)
+        }
+        return value
+    }
+
+    @inlinable
+    mutating func readDouble(for key: String) throws(RecordFormatError) -> Double {
+        skipWhitespace()
+        let c = current
+        guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else {
+            throw error(.wrongType, "expected a number for \(key), found \(describeCurrent())")
+        }
+        return doubleValue(of: try readNumber())
+    }
+
+    /// Whether the next value is `null` (not consumed).
+    @inlinable
+    mutating func nextIsNull() -> Bool {
+        skipWhitespace()
+        return current == UInt8(ascii: "n")
+    }
+
+    @inlinable
+    func duplicate(_ key: JSONKey) -> RecordFormatError {
+        error(.duplicateKey, "expected each key once, found \"\(key.string)\" twice", at: key.offset)
+    }
+
+    /// Reads an unknown member into `object`, rejecting a repeated key.
+    @inlinable
+    mutating func readUnknown(_ key: JSONKey, into object: inout JSONObject) throws(RecordFormatError) {
+        let name = key.string
+        for member in object.members where member.key == name { throw duplicate(key) }
+        object.append(key: name, value: try readValue())
+    }
+
+    // MARK: Nested system structures
+
+    mutating func decodeZoneID() throws(RecordFormatError) -> ZoneID {
+        let start = position
+        try beginObject("a zone ID object")
+        var zone = ZoneID()
+        var seen: UInt8 = 0
+        var hasName = false
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            let bit: UInt8
+            if key.equals("zoneName") { bit = 1 } else if key.equals("ownerRecordName") { bit = 2 } else if key.equals("zoneType") { bit = 4 } else { bit = 0 }
+            if bit == 0 || nextIsNull() {
+                if seen & bit != 0 { throw duplicate(key) }
+                seen |= bit
+                try readUnknown(key, into: &zone.unknownKeys)
+                continue
+            }
+            if seen & bit != 0 { throw duplicate(key) }
+            seen |= bit
+            switch bit {
+            case 1: zone.zoneName = try readString(for: "zoneName"); hasName = true
+            case 2: zone.ownerRecordName = try readString(for: "ownerRecordName")
+            default: zone.zoneType = try readString(for: "zoneType")
+            }
+        }
+        if !hasName {
+            throw error(.missingKey, "expected key \"zoneName\" in the zone ID, found none", at: start)
+        }
+        return zone
+    }
+
+    mutating func decodeStamp() throws(RecordFormatError) -> RecordStamp {
+        try beginObject("a created/modified object")
+        var stamp = RecordStamp()
+        var seen: UInt8 = 0
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            let bit: UInt8
+            if key.equals("timestamp") { bit = 1 } else if key.equals("userRecordName") { bit = 2 } else if key.equals("deviceID") { bit = 4 } else { bit = 0 }
+            if seen & bit != 0 { throw duplicate(key) }
+            seen |= bit
+            if bit == 0 || nextIsNull() {
+                try readUnknown(key, into: &stamp.unknownKeys)
+                continue
+            }
+            switch bit {
+            case 1: stamp.timestamp = try readInt64(for: "\"timestamp\"")
+            case 2: stamp.userRecordName = try readString(for: "userRecordName")
+            default: stamp.deviceID = try readString(for: "deviceID")
+            }
+        }
+        return stamp
+    }
+
+    mutating func decodeReference() throws(RecordFormatError) -> Reference {
+        let start = position
+        try beginObject("a reference object")
+        var name: String?
+        var zone: ZoneID?
+        var action: Reference.Action?
+        var unknown = JSONObject()
+        var seen: UInt8 = 0
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            let bit: UInt8
+            if key.equals("recordName") { bit = 1 } else if key.equals("zoneID") { bit = 2 } else if key.equals("action") { bit = 4 } else { bit = 0 }
+            if seen & bit != 0 { throw duplicate(key) }
+            seen |= bit
+            if bit == 0 || (bit != 1 && nextIsNull()) {
+                try readUnknown(key, into: &unknown)
+                continue
+            }
+            switch bit {
+            case 1: name = try readString(for: "recordName")
+            case 2: zone = try decodeZoneID()
+            default: action = Reference.Action(rawValue: try readString(for: "action"))
+            }
+        }
+        guard let name else {
+            throw error(.missingKey, "expected key \"recordName\" in the reference, found none", at: start)
+        }
+        return Reference(recordName: name, zoneID: zone, action: action, unknownKeys: unknown)
+    }
+
+    mutating func decodeAsset() throws(RecordFormatError) -> Asset {
+        try beginObject("an asset object")
+        var asset = Asset()
+        var seen: UInt8 = 0
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            let bit: UInt8
+            if key.equals("fileChecksum") { bit = 1 } else if key.equals("size") { bit = 2 } else if key.equals("referenceChecksum") { bit = 4 } else if key.equals("wrappingKey") { bit = 8 } else if key.equals("receipt") { bit = 16 } else if key.equals("downloadURL") { bit = 32 } else { bit = 0 }
+            if seen & bit != 0 { throw duplicate(key) }
+            seen |= bit
+            if bit == 0 || nextIsNull() {
+                try readUnknown(key, into: &asset.unknownKeys)
+                continue
+            }
+            switch bit {
+            case 1: asset.fileChecksum = try readString(for: "fileChecksum")
+            case 2: asset.size = try readInt64(for: "the asset \"size\"")
+            case 4: asset.referenceChecksum = try readString(for: "referenceChecksum")
+            case 8: asset.wrappingKey = try readString(for: "wrappingKey")
+            case 16: asset.receipt = try readString(for: "receipt")
+            default: asset.downloadURL = try readString(for: "downloadURL")
+            }
+        }
+        return asset
+    }
+
+    mutating func decodeLocation() throws(RecordFormatError) -> Location {
+        let start = position
+        try beginObject("a location object")
+        var location = Location(latitude: 0, longitude: 0)
+        var seen: UInt16 = 0
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            let bit: UInt16
+            if key.equals("latitude") { bit = 1 } else if key.equals("longitude") { bit = 2 } else if key.equals("horizontalAccuracy") { bit = 4 } else if key.equals("verticalAccuracy") { bit = 8 } else if key.equals("altitude") { bit = 16 } else if key.equals("speed") { bit = 32 } else if key.equals("course") { bit = 64 } else if key.equals("timestamp") { bit = 128 } else { bit = 0 }
+            if seen & bit != 0 { throw duplicate(key) }
+            seen |= bit
+            if bit == 0 || (bit > 2 && nextIsNull()) {
+                try readUnknown(key, into: &location.unknownKeys)
+                continue
+            }
+            switch bit {
+            case 1: location.latitude = try readDouble(for: "\"latitude\"")
+            case 2: location.longitude = try readDouble(for: "\"longitude\"")
+            case 4: location.horizontalAccuracy = try readDouble(for: "\"horizontalAccuracy\"")
+            case 8: location.verticalAccuracy = try readDouble(for: "\"verticalAccuracy\"")
+            case 16: location.altitude = try readDouble(for: "\"altitude\"")
+            case 32: location.speed = try readDouble(for: "\"speed\"")
+            case 64: location.course = try readDouble(for: "\"course\"")
+            default: location.timestamp = try readInt64(for: "the location \"timestamp\"")
+            }
+        }
+        if seen & 3 != 3 {
+            let missing = seen & 1 == 0 ? "latitude" : "longitude"
+            throw error(.missingKey, "expected key \"\(missing)\" in the location, found none", at: start)
+        }
+        return location
+    }
+
+    // MARK: Fields
+
+    /// Decodes `fields`: an object of field dictionaries.
+    mutating func decodeFields() throws(RecordFormatError) -> RecordFields {
+        try beginObject("an object of fields")
+        var fields = RecordFields()
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            let name = key.string
+            // Records have few fields; past 32 a set keeps duplicate detection linear.
+            if fields.entries.count < 32 {
+                for entry in fields.entries where entry.name == name { throw duplicate(key) }
+            } else if fields.entries.contains(where: { $0.name == name }) {
+                throw duplicate(key)
+            }
+            fields.entries.append(RecordFields.Entry(name: name, field: try decodeField(named: name)))
+        }
+        return fields
+    }
+
+    /// Decodes one field dictionary `{"value": …, "type": …}` in either key order.
+    mutating func decodeField(named name: String) throws(RecordFormatError) -> RecordField {
+        let start = position
+        try beginObject("a field object {\"value\": …, \"type\": …} for field \"\(name)\"")
+        var type: FieldType?
+        var valueOffset = -1
+        var stringValue: String?
+        var numberValue: JSONNumberToken?
+        var unknown = JSONObject()
+        var first = true
+        var typeOffset = 0
+        while try nextMember(&first) {
+            let key = try readKey()
+            if key.equals("value") {
+                if valueOffset >= 0 { throw duplicate(key) }
+                skipWhitespace()
+                valueOffset = position
+                switch current {
+                case UInt8(ascii: "\""): stringValue = try readString()
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): numberValue = try readNumber()
+                default: try skipValueStructure() // composite: decoded (and validated) below, once the type is known
+                }
+            } else if key.equals("type") {
+                if type != nil { throw duplicate(key) }
+                skipWhitespace()
+                typeOffset = position
+                guard current == UInt8(ascii: "\"") else {
+                    throw error(.wrongType, "expected a type tag string for field \"\(name)\", found \(describeCurrent())")
+                }
+                type = try readFieldType()
+            } else {
+                try readUnknown(key, into: &unknown)
+            }
+        }
+        guard valueOffset >= 0 else {
+            throw error(.missingKey, "expected key \"value\" in field \"\(name)\", found none", at: start)
+        }
+        var sub = self
+        sub.position = valueOffset
+        let value = try sub.decodeFieldValue(type: type, string: stringValue, number: numberValue, field: name)
+        _ = typeOffset
+        return RecordField(value, type: type, unknownKeys: unknown)
+    }
+
+    /// Reads a type tag, returning the shared constant for standard tags (no allocation).
+    @inlinable
+    mutating func readFieldType() throws(RecordFormatError) -> FieldType {
+        let start = position
+        let (stop, flags) = try scanStringBody()
+        if flags == 0 {
+            let count = stop - start - 1
+            if let known = FieldType.standard(matching: UnsafeBufferPointer(start: base + start + 1, count: count)) {
+                return known
+            }
+        }
+        position = start
+        return FieldType(rawValue: try readString())
+    }
+
+    /// Decodes a field value at `position` given its type (strings and numbers already scanned).
+    mutating func decodeFieldValue(type: FieldType?, string: String?, number: JSONNumberToken?,
+                                   field name: String) throws(RecordFormatError) -> FieldValue {
+        if nextIsNull() {
+            _ = readNullIfPresent()
+            return .json(.null)
+        }
+        guard let type else {
+            // Requests may omit `type`: infer the obvious ones, keep the rest as JSON.
+            if let string { return .string(string) }
+            if let number {
+                if let exact = number.exactInteger { return .int64(exact) }
+                if number.isInteger { return .json(.number(JSONNumber(text: text(of: number)))) }
+                return .double(doubleValue(of: number))
+            }
+            return .json(try readValue())
+        }
+        if type.kind == .unknown {
+            if let string { return .json(.string(string)) }
+            if let number { return .json(.number(JSONNumber(text: text(of: number)))) }
+            return .json(try readValue())
+        }
+        if type.isList {
+            guard current == UInt8(ascii: "[") else {
+                throw error(.wrongType, "expected a list for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
+            }
+            try beginArray()
+            var items: [FieldValue] = []
+            var first = true
+            while try nextElement(&first) {
+                skipWhitespace()
+                if current == UInt8(ascii: "n") {
+                    _ = readNullIfPresent()
+                    items.append(.json(.null))
+                } else {
+                    items.append(try decodeScalar(kind: type.kind, type: type, string: nil, number: nil, field: name))
+                }
+            }
+            return .list(items)
+        }
+        return try decodeScalar(kind: type.kind, type: type, string: string, number: number, field: name)
+    }
+
+    @inlinable
+    mutating func decodeScalar(kind: FieldType.Kind, type: FieldType, string: String?, number: JSONNumberToken?,
+                               field name: String) throws(RecordFormatError) -> FieldValue {
+        switch kind {
+        case .string, .bytes, .encryptedBytes:
+            let s: String
+            if let string { s = string } else {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\"") else {
+                    throw error(.wrongType, "expected a string for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
+                }
+                s = try readString()
+            }
+            return kind == .string ? .string(s) : .bytes(s)
+        case .int64, .timestamp:
+            let token: JSONNumberToken
+            if let number { token = number } else {
+                skipWhitespace()
+                let c = current
+                guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else {
+                    throw error(.wrongType, "expected a number for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
+                }
+                token = try readNumber()
+            }
+            guard let exact = token.exactInteger else {
+                let what = token.isInteger ? "an integer beyond the 64-bit range" : "a number with a fraction or exponent"
+                throw error(.outOfRange, "expected a 64-bit integer for \(type.rawValue) field \"\(name)\", found \(what) (\(text(of: token)))", at: token.start)
+            }
+            return kind == .int64 ? .int64(exact) : .timestamp(exact)
+        case .double:
+            if let number { return .double(doubleValue(of: number)) }
+            skipWhitespace()
+            let c = current
+            guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else {
+                throw error(.wrongType, "expected a number for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
+            }
+            return .double(doubleValue(of: try readNumber()))
+        case .reference:
+            try expectObject(type, name)
+            return .reference(try decodeReference())
+        case .asset:
+            try expectObject(type, name)
+            return .asset(try decodeAsset())
+        case .location:
+            try expectObject(type, name)
+            return .location(try decodeLocation())
+        case .unknown:
+            return .json(try readValue())
+        }
+    }
+
+    @inlinable
+    mutating func expectObject(_ type: FieldType, _ name: String) throws(RecordFormatError) {
+        skipWhitespace()
+        guard current == UInt8(ascii: "{") else {
+            throw error(.wrongType, "expected an object for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
+        }
+    }
+}
+
+extension FieldType {
+    // Standard tags packed into three little-endian words for a comparison without allocation.
+    private static let table: [(UInt64, UInt64, UInt64, Int, FieldType)] = allStandard.map { type in
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let bytes = Array(type.rawValue.utf8)
+        withUnsafeMutableBytes(of: &words) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        return (words.0, words.1, words.2, bytes.count, type)
+    }
+
+    /// The standard type whose tag is `bytes`, without allocating.
+    @usableFromInline
+    static func standard(matching bytes: UnsafeBufferPointer<UInt8>) -> FieldType? {
+        guard bytes.count <= 24, bytes.count > 0 else { return nil }
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { raw in
+            raw.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
+        for entry in table where entry.3 == bytes.count && entry.0 == words.0 && entry.1 == words.1 && entry.2 == words.2 {
+            return entry.4
+        }
+        return nil
+    }
+}

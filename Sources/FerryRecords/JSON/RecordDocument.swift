@@ -1,0 +1,263 @@
+/// What one JSON document (an NDJSON line, or a saved API response) holds.
+public enum RecordDocument: Sendable {
+    /// A record dictionary.
+    case record(Record)
+    /// A per-record error entry (`serverErrorCode`).
+    case recordError(RecordServerError)
+    /// A CKWS response holding records: `records/query`, `records/lookup`, `records/changes`.
+    case response(RecordsResponse)
+}
+
+/// A CKWS response document: `{"records": […], "continuationMarker": …}` and the like.
+public struct RecordsResponse: Sendable {
+    /// One entry of `records`, with where it is in the document.
+    public struct Entry: Sendable {
+        public enum Content: Sendable {
+            case record(Record)
+            case error(RecordServerError)
+            /// An entry that is JSON but not a valid record; the error says why.
+            case invalid(RecordFormatError)
+        }
+        public var content: Content
+        /// Byte range of the entry in the document (to copy it verbatim to a rejects file).
+        public var byteRange: Range<Int>
+    }
+
+    /// The entries of `records`, in order.
+    public var entries: [Entry]
+    /// `continuationMarker` of a query page.
+    public var continuationMarker: String?
+    /// `syncToken` of a `records/changes` page.
+    public var syncToken: String?
+    /// `moreComing` of a change page.
+    public var moreComing: Bool?
+    /// The other members of the response.
+    public var unknownKeys: JSONObject
+}
+
+/// The JSON mapping of records: decoding from bytes and encoding to bytes.
+public enum RecordJSON {
+    /// Decoding limits.
+    public struct Configuration: Sendable {
+        /// Deepest nesting of arrays and objects accepted (a guard against stack exhaustion).
+        public var maximumDepth: Int = 512
+        public init(maximumDepth: Int = 512) { self.maximumDepth = maximumDepth }
+    }
+
+    /// Decodes one record dictionary.
+    public static func decodeRecord(_ bytes: UnsafeRawBufferPointer,
+                                    configuration: Configuration = .init()) throws(RecordFormatError) -> Record {
+        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        let start = scanner.position
+        switch try scanner.decodeDocument() {
+        case .record(let record):
+            try scanner.expectEnd()
+            return record
+        case .recordError(let error):
+            throw RecordFormatError(.serverError, error.description, byteOffset: start)
+        case .response:
+            throw RecordFormatError(.wrongType, "expected a record dictionary, found a response document", byteOffset: start)
+        }
+    }
+
+    /// Decodes one record dictionary from UTF-8 text.
+    public static func decodeRecord(_ text: String, configuration: Configuration = .init()) throws(RecordFormatError) -> Record {
+        let bytes = Array(text.utf8)
+        var result: Result<Record, RecordFormatError> = .failure(RecordFormatError(.truncated, "", byteOffset: 0))
+        bytes.withUnsafeBytes { buffer in
+            result = Result { () throws(RecordFormatError) -> Record in try decodeRecord(buffer, configuration: configuration) }
+        }
+        return try result.get()
+    }
+
+    /// Decodes a document: a record, a per-record error entry, or a response with records.
+    public static func decodeDocument(_ bytes: UnsafeRawBufferPointer,
+                                      configuration: Configuration = .init()) throws(RecordFormatError) -> RecordDocument {
+        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        let document = try scanner.decodeDocument()
+        try scanner.expectEnd()
+        return document
+    }
+
+    /// Parses any JSON text into a ``JSONValue``.
+    public static func parseValue(_ bytes: UnsafeRawBufferPointer,
+                                  configuration: Configuration = .init()) throws(RecordFormatError) -> JSONValue {
+        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        let value = try scanner.readValue()
+        try scanner.expectEnd()
+        return value
+    }
+}
+
+extension JSONValue {
+    /// Parses JSON text (strict RFC 8259; numbers kept exactly; duplicate keys rejected).
+    public init(parsing text: String, configuration: RecordJSON.Configuration = .init()) throws(RecordFormatError) {
+        let bytes = Array(text.utf8)
+        var result: Result<JSONValue, RecordFormatError> = .success(.null)
+        bytes.withUnsafeBytes { buffer in
+            result = Result { () throws(RecordFormatError) -> JSONValue in
+                try RecordJSON.parseValue(buffer, configuration: configuration)
+            }
+        }
+        self = try result.get()
+    }
+}
+
+// The keys of a record dictionary, as bits for duplicate detection.
+private enum RecordKey: UInt16 {
+    case recordName = 1, recordType = 2, zoneID = 4, fields = 8, pluginFields = 16, recordChangeTag = 32
+    case created = 64, modified = 128, deleted = 256, parent = 512, share = 1024, shortGUID = 2048
+
+    @inline(__always)
+    static func match(_ key: JSONKey) -> RecordKey? {
+        switch key.raw?.count ?? key.decoded!.utf8.count {
+        case 5: return key.equals("share") ? .share : nil
+        case 6: return key.equals("fields") ? .fields : key.equals("zoneID") ? .zoneID : key.equals("parent") ? .parent : nil
+        case 7: return key.equals("created") ? .created : key.equals("deleted") ? .deleted : nil
+        case 8: return key.equals("modified") ? .modified : nil
+        case 9: return key.equals("shortGUID") ? .shortGUID : nil
+        case 10: return key.equals("recordName") ? .recordName : key.equals("recordType") ? .recordType : nil
+        case 12: return key.equals("pluginFields") ? .pluginFields : nil
+        case 15: return key.equals("recordChangeTag") ? .recordChangeTag : nil
+        default: return nil
+        }
+    }
+}
+
+extension JSONScanner {
+    /// Decodes the object at `position` as a record, an error entry or a response.
+    mutating func decodeDocument() throws(RecordFormatError) -> RecordDocument {
+        skipWhitespace()
+        let objectStart = position
+        try beginObject("a record object")
+        var record = Record(recordName: "")
+        var hasName = false
+        var seen: UInt16 = 0
+        var unknown = JSONObject()
+        var recordsOffset = -1
+        var recordsIndex = 0
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            guard let known = RecordKey.match(key) else {
+                if key.equals("records") {
+                    skipWhitespace()
+                    if current == UInt8(ascii: "[") {
+                        if recordsOffset >= 0 || unknown.contains(where: { $0.key == "records" }) { throw duplicate(key) }
+                        recordsOffset = position
+                        recordsIndex = unknown.count
+                        try skipValue()
+                        continue
+                    }
+                }
+                if recordsOffset >= 0 && key.equals("records") { throw duplicate(key) }
+                try readUnknown(key, into: &unknown)
+                continue
+            }
+            if seen & known.rawValue != 0 { throw duplicate(key) }
+            seen |= known.rawValue
+            if nextIsNull() {
+                try readUnknown(key, into: &unknown)
+                continue
+            }
+            switch known {
+            case .recordName: record.recordName = try readString(for: "recordName"); hasName = true
+            case .recordType: record.recordType = try readString(for: "recordType")
+            case .zoneID: record.zoneID = try decodeZoneID()
+            case .fields: record.fields = try decodeFields()
+            case .pluginFields: record.pluginFields = try readValue()
+            case .recordChangeTag: record.recordChangeTag = try readString(for: "recordChangeTag")
+            case .created: record.created = try decodeStamp()
+            case .modified: record.modified = try decodeStamp()
+            case .deleted:
+                skipWhitespace()
+                guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
+                    throw error(.wrongType, "expected true or false for \"deleted\", found \(describeCurrent())")
+                }
+                record.deleted = try readBool()
+            case .parent: record.parent = try decodeReference()
+            case .share: record.share = try decodeReference()
+            case .shortGUID: record.shortGUID = try readString(for: "shortGUID")
+            }
+        }
+        let objectEnd = position
+
+        // A response: has a `records` array and is not itself a record.
+        if recordsOffset >= 0 && !hasName {
+            var sub = self
+            sub.position = recordsOffset
+            var response = RecordsResponse(entries: [], continuationMarker: nil, syncToken: nil, moreComing: nil, unknownKeys: JSONObject())
+            try sub.beginArray()
+            var firstEntry = true
+            while try sub.nextElement(&firstEntry) {
+                sub.skipWhitespace()
+                let entryStart = sub.position
+                let content: RecordsResponse.Entry.Content
+                do throws(RecordFormatError) {
+                    switch try sub.decodeDocument() {
+                    case .record(let r): content = .record(r)
+                    case .recordError(let e): content = .error(e)
+                    case .response: throw sub.error(.wrongType, "expected a record in \"records\", found a nested response", at: entryStart)
+                    }
+                } catch let failure {
+                    // Keep going past a bad entry if it is at least well-formed JSON.
+                    sub.position = entryStart
+                    sub.depth = 1
+                    try sub.skipValue()
+                    content = .invalid(failure)
+                }
+                response.entries.append(.init(content: content, byteRange: entryStart..<sub.position))
+            }
+            // Restore the response's own members (and a record's known keys, if any were given).
+            for member in unknown {
+                switch member.key {
+                case "continuationMarker" where member.value.stringValue != nil: response.continuationMarker = member.value.stringValue
+                case "syncToken" where member.value.stringValue != nil: response.syncToken = member.value.stringValue
+                case "moreComing":
+                    if case .bool(let b) = member.value { response.moreComing = b } else { response.unknownKeys.members.append(member) }
+                default: response.unknownKeys.members.append(member)
+                }
+            }
+            if seen != 0 {
+                throw error(.wrongType, "expected either a record or a response with \"records\", found an object with both record keys and \"records\"", at: objectStart)
+            }
+            return .response(response)
+        }
+
+        if recordsOffset >= 0 {
+            // A record with an unknown `records` key: keep it as plain JSON in its place.
+            var sub = self
+            sub.position = recordsOffset
+            sub.depth = 0
+            unknown.members.insert(JSONObject.Member(key: "records", value: try sub.readValue()), at: recordsIndex)
+        }
+
+        if !hasName || (seen & RecordKey.fields.rawValue == 0 && seen & RecordKey.recordType.rawValue == 0) {
+            if let code = unknown["serverErrorCode"]?.stringValue {
+                var entry = JSONObject()
+                if hasName { entry.append(key: "recordName", value: .string(record.recordName)) }
+                entry.members.append(contentsOf: unknown.members)
+                return .recordError(RecordServerError(
+                    recordName: hasName ? record.recordName : nil, reason: unknown["reason"]?.stringValue,
+                    serverErrorCode: code, entry: entry))
+            }
+        }
+        guard hasName else {
+            throw error(.missingKey, "expected key \"recordName\" in the record, found none", at: objectStart)
+        }
+        _ = objectEnd
+        record.unknownKeys = unknown
+        return .record(record)
+    }
+}
+
+extension RecordJSON {
+    /// The end offset of the JSON value starting at `offset` (validated, not decoded).
+    public static func extentOfValue(in bytes: UnsafeRawBufferPointer, from offset: Int,
+                                     configuration: Configuration = .init()) throws(RecordFormatError) -> Int {
+        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        scanner.position = offset
+        try scanner.skipValue()
+        return scanner.position
+    }
+}
