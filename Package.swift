@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "FerryNDJSON", targets: ["FerryNDJSON"]),
         .library(name: "FerryCompression", targets: ["FerryCompression"]),
         .library(name: "FerryPredicate", targets: ["FerryPredicate"]),
+        .library(name: "FerryXML", targets: ["FerryXML"]),
+        .library(name: "FerryArchive", targets: ["FerryArchive"]),
+        .library(name: "FerryChangeLog", targets: ["FerryChangeLog"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
         .library(name: "FerryTestSupport", targets: ["FerryTestSupport"]),
         .executable(name: "ferry", targets: ["ferry"]),
@@ -32,6 +35,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
 
         // Byte sources and sinks, files, atomic output.
         .target(name: "FerryIO"),
@@ -43,6 +51,12 @@ let package = Package(
         .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib"]),
         // NSPredicate format strings: parse, print, compile, validate for CloudKit.
         .target(name: "FerryPredicate", dependencies: ["FerryRecords"]),
+        // XML import and export over libxml2 (streaming, secure).
+        .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "CLibXML2"]),
+        // Self-describing archives of a record store (tar + gzip + manifest).
+        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression"]),
+        // Change logs, CloudKit change feeds, replay and diff.
+        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON"]),
         // The `ferry` commands.
         .target(
             name: "FerryCLI",
@@ -70,10 +84,12 @@ let package = Package(
             name: "FerryPredicateTests",
             dependencies: ["FerryPredicate", "FerryRecords", "FerryTestSupport"]
         ),
+        .testTarget(name: "FerryXMLTests", dependencies: ["FerryXML", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
+        .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
+        .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryTestSupport"],
-            resources: []
+            dependencies: ["FerryCLI", "FerryTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -33,22 +33,34 @@ public struct Ferry: ParsableCommand {
     /// (0 ok, 1 data error, 2 usage error).
     public static func main(_ arguments: [String]? = nil) -> Never {
         TemporaryFiles.installSignalHandlers()
+        Glibc_exit(execute(arguments))
+    }
+
+    /// Runs the command line in this process and returns the exit code instead of exiting;
+    /// messages go to stderr, help and reports to stdout.
+    public static func execute(_ arguments: [String]? = nil) -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
-            Glibc_exit(0)
+            return 0
         } catch let failure as CommandFailure {
             if !failure.message.isEmpty {
                 StandardError.write("ferry: " + failure.message + "\n")
             }
-            Glibc_exit(failure.exitCode)
+            return failure.exitCode
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
                 StandardError.write(fullMessage(for: error) + "\n")
-                Glibc_exit(2)
+                return 2
             }
-            self.exit(withError: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                print(message)
+                return 0
+            }
+            if !message.isEmpty { StandardError.write(message + "\n") }
+            return code.rawValue == 64 ? 2 : code.rawValue
         }
     }
 }

@@ -275,6 +275,10 @@ public final class NDJSONReader {
     private func nextLine() throws -> (Int, Int)? {
         while true {
             if let newline = findNewline(from: scanFrom, to: end) {
+                if newline - start > configuration.maximumLineBytes {
+                    try rejectOversizedLine(upTo: newline)
+                    continue
+                }
                 let line = (start, newline)
                 start = newline + 1
                 scanFrom = start
@@ -322,7 +326,7 @@ public final class NDJSONReader {
             buffer = newBuffer
             capacity = newCapacity
         }
-        let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end))
+        let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: min(capacity - end, configuration.chunkSize)))
         if n == 0 {
             isEOF = true
         } else {
@@ -331,14 +335,29 @@ public final class NDJSONReader {
         }
     }
 
-    /// A line longer than the limit: reject it (streaming it to the rejects file) without holding it.
-    private func skipOversizedLine() throws {
+    private func oversizedLineError() -> RecordFormatError {
         lineNumber += 1
         recordIndex += 1
-        let error = RecordFormatError(
+        return RecordFormatError(
             .tooLarge,
             "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
             byteOffset: 0, source: source.name, line: lineNumber, column: 1, recordIndex: recordIndex)
+    }
+
+    /// A complete line in the buffer that is longer than the limit.
+    private func rejectOversizedLine(upTo newline: Int) throws {
+        let error = oversizedLineError()
+        guard case .skip(let rejects) = policy else { throw error }
+        rejectedCount += 1
+        onReject?(error)
+        try rejects?.write(UnsafeRawBufferPointer(start: buffer + start, count: newline + 1 - start))
+        start = newline + 1
+        scanFrom = start
+    }
+
+    /// A line longer than the limit: reject it (streaming it to the rejects file) without holding it.
+    private func skipOversizedLine() throws {
+        let error = oversizedLineError()
         guard case .skip(let rejects) = policy else { throw error }
         rejectedCount += 1
         onReject?(error)

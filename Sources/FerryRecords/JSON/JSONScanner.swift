@@ -65,13 +65,18 @@ package struct JSONScanner {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
         case UInt8(ascii: "{"): return "an object"
         case UInt8(ascii: "["): return "an array"
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
-        case UInt8(ascii: "n"): return "null"
+        case UInt8(ascii: "t") where startsWith("true"), UInt8(ascii: "f") where startsWith("false"): return "a boolean"
+        case UInt8(ascii: "n") where startsWith("null"): return "null"
         case 0x21...0x7E: return "'\(Character(Unicode.Scalar(b)))'"
         default:
             let hex = String(b, radix: 16, uppercase: true)
             return "byte 0x\(b < 16 ? "0" : "")\(hex)"
         }
+    }
+
+    func startsWith(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        return position + n <= end && memcmp(base + position, literal.utf8Start, n) == 0
     }
 
     package func unexpected(_ expected: String) -> RecordFormatError {
@@ -303,7 +308,7 @@ package struct JSONScanner {
                 appendUTF8(scalar, to: &out)
                 i += length
             default:
-                throw error(.syntax, "expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX, found '\\\(Character(Unicode.Scalar(e)))'", at: i)
+                throw error(.syntax, "expected an escape (one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX), found '\\\(Character(Unicode.Scalar(e)))'", at: i)
             }
             runStart = i
         }
@@ -498,7 +503,7 @@ package struct JSONScanner {
         skipWhitespace()
         if matchLiteral("true") { return true }
         if matchLiteral("false") { return false }
-        throw unexpected("true or false")
+        throw unexpected("a value")
     }
 
     /// Reads `null` if it is next; returns whether it was.

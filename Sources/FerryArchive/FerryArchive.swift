@@ -1,0 +1,1 @@
+// FerryArchive: self-describing archives of a record store.

@@ -1,0 +1,1 @@
+// FerryChangeLog: change logs, CloudKit change feeds, replay and diff.

@@ -1,1 +1,0 @@
-// Module root for FerryTestSupport; see the module's files.

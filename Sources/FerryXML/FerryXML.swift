@@ -1,0 +1,1 @@
+// FerryXML: records as XML over libxml2.

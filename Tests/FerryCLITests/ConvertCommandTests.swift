@@ -1,0 +1,182 @@
+@testable import FerryCLI
+import FerryIO
+import FerryNDJSON
+import FerryRecords
+import FerryTestSupport
+import Foundation
+import Testing
+
+func scratchDirectory() -> String {
+    let path = NSTemporaryDirectory() + "ferry-cli-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+func records(at path: String) throws -> [Record] {
+    let reader = NDJSONReader(source: try InputFile(path: path))
+    var result: [Record] = []
+    while let r = try reader.next() { result.append(r) }
+    return result
+}
+
+func write(_ text: String, to path: String) throws {
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
+}
+
+/// Runs the built `ferry` binary with standard input, returning exit code, stdout and stderr.
+func runBinary(_ arguments: [String], stdin: String = "") throws -> (Int32, String, String) {
+    let root = samplesDirectory().replacingOccurrences(of: "/Samples", with: "")
+    let candidates = [root + "/.build/debug/ferry", root + "/.build/release/ferry"]
+    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw CommandFailure(message: "ferry binary not built at \(candidates)")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    let input = Pipe(), output = Pipe(), error = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    input.fileHandleForWriting.write(Data(stdin.utf8))
+    try input.fileHandleForWriting.close()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+@Suite("ferry convert")
+struct ConvertCommandTests {
+    let samples = samplesDirectory()
+
+    @Test("Converting a sample writes every record")
+    func convertsSample() throws {
+        let out = scratchDirectory() + "/out.ndjson"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", out, "--quiet"]) == 0)
+        #expect(try records(at: out) == records(at: samples + "/chat.ndjson"))
+    }
+
+    @Test("Type and zone filters, projection and limit apply while streaming")
+    func filters() throws {
+        let dir = scratchDirectory()
+        let out = dir + "/m.ndjson"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", samples + "/shopping.ndjson", out,
+                               "--type", "Message", "--zone", "Chats", "--keys", "text,count", "--quiet"]) == 0)
+        let messages = try records(at: out)
+        #expect(messages.count == 3)
+        #expect(messages.allSatisfy { $0.recordType == "Message" && $0.zoneName == "Chats" })
+        #expect(messages.allSatisfy { Set($0.fields!.entries.map(\.name)).isSubset(of: ["text", "count"]) })
+        #expect(messages.allSatisfy { $0.created != nil && $0.parent != nil }) // system fields kept
+        let limited = dir + "/l.ndjson"
+        #expect(Ferry.execute(["convert", samples + "/shopping.ndjson", limited, "--limit", "2", "--quiet"]) == 0)
+        #expect(try records(at: limited).count == 2)
+    }
+
+    @Test("Sorting is stable, ascending or descending, and can spill to disk")
+    func sorting() throws {
+        let dir = scratchDirectory()
+        var text = ""
+        for i in 0..<200 {
+            text += #"{"recordName":"r\#(i)","fields":{"k":{"value":\#(i % 7),"type":"INT64"}}}"# + "\n"
+        }
+        try write(text, to: dir + "/in.ndjson")
+        #expect(Ferry.execute(["convert", dir + "/in.ndjson", dir + "/asc.ndjson", "--sort", "k", "--quiet"]) == 0)
+        let asc = try records(at: dir + "/asc.ndjson")
+        let expected = (0..<200).sorted { ($0 % 7, $0) < ($1 % 7, $1) }.map { "r\($0)" }
+        #expect(asc.map(\.recordName) == expected)
+        #expect(Ferry.execute(["convert", dir + "/in.ndjson", dir + "/desc.ndjson", "--sort", "k:desc", "--quiet"]) == 0)
+        let desc = try records(at: dir + "/desc.ndjson")
+        #expect(desc.map(\.recordName) == (0..<200).sorted { ($1 % 7, $0) < ($0 % 7, $1) }.map { "r\($0)" })
+
+        // The same through on-disk runs merged.
+        let sorter = RecordSorter(key: RecordSortKey(parsing: "k")!, memoryBudget: 2_000, temporaryDirectory: dir)
+        for r in try records(at: dir + "/in.ndjson") { try sorter.add(r) }
+        var merged: [String] = []
+        try sorter.finish { merged.append($0.recordName); return true }
+        #expect(merged == expected)
+    }
+
+    @Test("Bad input exits 1 with a positioned message and leaves no output file")
+    func dataErrors() throws {
+        let dir = scratchDirectory()
+        try write("{\"recordName\":\"a\"}\n{\"recordName\":\n{\"recordName\":\"c\"}\n", to: dir + "/bad.ndjson")
+        #expect(Ferry.execute(["convert", dir + "/bad.ndjson", dir + "/out.ndjson", "--quiet"]) == 1)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.ndjson"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["bad.ndjson"])
+    }
+
+    @Test("With --on-error skip the rest converts and the rejects file holds exactly the bad lines")
+    func skipWithRejects() throws {
+        let dir = scratchDirectory()
+        let bad = "{\"recordName\":\n"
+        try write("{\"recordName\":\"a\"}\n" + bad + "{\"recordName\":\"c\"}\n", to: dir + "/bad.ndjson")
+        #expect(Ferry.execute(["convert", dir + "/bad.ndjson", dir + "/out.ndjson", "--on-error", "skip",
+                               "--rejects", dir + "/rejects.ndjson", "--quiet"]) == 0)
+        #expect(try records(at: dir + "/out.ndjson").map(\.recordName) == ["a", "c"])
+        #expect(try String(contentsOfFile: dir + "/rejects.ndjson", encoding: .utf8) == bad)
+    }
+
+    @Test("Usage errors exit 2", arguments: [
+        ["convert"], ["convert", "only-one"], ["convert", "a", "b", "--rejects", "r"], ["convert", "a", "b", "--sort", ":x"],
+        ["convert", "/no/such/input.ndjson", "out.ndjson"], ["frobnicate"], ["convert", "a", "b", "--limit", "-3"],
+    ])
+    func usageErrors(arguments: [String]) {
+        #expect(Ferry.execute(arguments) == 2)
+    }
+
+    @Test("Standard input to standard output composes in a pipe, with the summary on stderr")
+    func pipes() throws {
+        let input = try String(contentsOfFile: samples + "/chat.ndjson", encoding: .utf8)
+        let (code, out, err) = try runBinary(["convert", "-", "-", "--type", "Reaction"], stdin: input)
+        #expect(code == 0)
+        #expect(out.split(separator: "\n").count == 1)
+        #expect(err.contains("5 records in, 1 out, 0 rejected"))
+        let (quietCode, _, quietErr) = try runBinary(["convert", "-", "-", "--quiet"], stdin: input)
+        #expect(quietCode == 0 && quietErr.isEmpty)
+        let (badCode, _, badErr) = try runBinary(["convert", "-", "-"], stdin: "{\"recordName\": 5}\n")
+        #expect(badCode == 1)
+        #expect(badErr.contains("-:1:16: record 1: expected a string for \"recordName\""))
+        let (helpCode, help, _) = try runBinary(["convert", "--help"])
+        #expect(helpCode == 0 && help.contains("Examples:"))
+    }
+
+    @Test("The JSON summary reports counts for scripts")
+    func jsonSummary() throws {
+        let dir = scratchDirectory()
+        let (code, out, _) = try runBinary(["convert", samples + "/shopping.ndjson", dir + "/o.ndjson", "--json"])
+        #expect(code == 0)
+        let summary = try JSONValue(parsing: out)
+        #expect(summary["recordsIn"] == .number(JSONNumber(Int64(8))))
+        #expect(summary["recordsOut"] == .number(JSONNumber(Int64(8))))
+        #expect(summary["rejected"] == .number(JSONNumber(Int64(0))))
+    }
+}
+
+@Suite("ferry inspect")
+struct InspectCommandTests {
+    @Test("Inspect counts zones, types and fields with their types and time span")
+    func summary() throws {
+        var summary = DatasetSummary()
+        for record in try records(at: samplesDirectory() + "/chat.ndjson") { summary.add(record) }
+        #expect(summary.records == 5)
+        #expect(summary.zoneTypes["Chats"]?["Message"] == 3)
+        #expect(summary.fields["relatedRecords"]?.types == ["REFERENCE_LIST": 2])
+        #expect(summary.created == 1_700_000_000_000...1_700_000_300_000)
+        let json = try JSONValue(parsing: summary.json)
+        #expect(json["records"] == .number(JSONNumber(Int64(5))))
+        #expect(isoDate(0) == "1970-01-01T00:00:00.000Z")
+        #expect(isoDate(1_700_000_000_123) == "2023-11-14T22:13:20.123Z")
+        #expect(isoDate(-1) == "1969-12-31T23:59:59.999Z")
+    }
+
+    @Test("Inspect exits 0 on samples and 1 on bad input")
+    func exitCodes() throws {
+        let (code, out, _) = try runBinary(["inspect", samplesDirectory() + "/shopping.ndjson", "--json"])
+        #expect(code == 0)
+        #expect(try JSONValue(parsing: out)["records"] == .number(JSONNumber(Int64(8))))
+        let (bad, _, err) = try runBinary(["inspect", "-"], stdin: "not json\n")
+        #expect(bad == 1)
+        #expect(err.contains("-:1:1: record 1:"))
+    }
+}

@@ -1,0 +1,51 @@
+import FerryIO
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func temporaryDirectory() -> String {
+    var template = Array("/tmp/ferry-test-XXXXXX".utf8CString)
+    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    return path
+}
+
+@Suite("Atomic output files")
+struct OutputFileTests {
+    @Test("Nothing appears under the target name until commit")
+    func atomicCommit() throws {
+        let dir = temporaryDirectory()
+        let path = dir + "/out.ndjson"
+        let file = try OutputFile(path: path, bufferCapacity: 8)
+        try file.write(Array("hello, world\n".utf8))
+        #expect(!FileSystem.exists(path))
+        try file.commit()
+        #expect(try InputFile(path: path).readAll() == Array("hello, world\n".utf8))
+        #expect(try FileSystem.files(in: dir) == [path])
+    }
+
+    @Test("An abandoned output leaves neither the target nor a temporary file, and keeps an old target")
+    func abandon() throws {
+        let dir = temporaryDirectory()
+        let path = dir + "/out.ndjson"
+        let old = try OutputFile(path: path)
+        try old.write(Array("old\n".utf8))
+        try old.commit()
+        do {
+            let file = try OutputFile(path: path, bufferCapacity: 4)
+            try file.write(Array("partial data".utf8))
+            // dropped without commit
+        }
+        #expect(try FileSystem.files(in: dir) == [path])
+        #expect(try InputFile(path: path).readAll() == Array("old\n".utf8))
+    }
+
+    @Test("Opening a missing input names the file and the reason")
+    func missingInput() {
+        let error = #expect(throws: FerryIOError.self) { try InputFile(path: "/nonexistent/ferry.ndjson") }
+        #expect(error?.description.contains("/nonexistent/ferry.ndjson: cannot open") == true)
+    }
+}

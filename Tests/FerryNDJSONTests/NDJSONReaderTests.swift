@@ -1,0 +1,154 @@
+import FerryIO
+import FerryNDJSON
+import FerryRecords
+import FerryTestSupport
+import Testing
+
+/// Reads every record of `bytes`, fed `chunkSize` bytes at a time.
+func readAll(_ bytes: [UInt8], chunkSize: Int = .max, policy: NDJSONReader.ErrorPolicy = .fail,
+             configuration: NDJSONReader.Configuration = .init()) throws -> [Record] {
+    let reader = NDJSONReader(source: MemorySource(bytes, name: "input", chunkSize: chunkSize), policy: policy,
+                              configuration: configuration)
+    var records: [Record] = []
+    while let record = try reader.next() { records.append(record) }
+    return records
+}
+
+func writeAll(_ records: [Record]) throws -> [UInt8] {
+    let sink = MemorySink()
+    let writer = NDJSONWriter(sink: sink)
+    for record in records { try writer.write(record) }
+    try writer.finish()
+    #expect(sink.isCommitted)
+    return sink.bytes
+}
+
+func sample(_ name: String) throws -> [UInt8] {
+    try InputFile(path: samplesDirectory() + "/" + name).readAll()
+}
+
+@Suite("NDJSON reading and writing")
+struct NDJSONReaderTests {
+    static let samples = ["chat.ndjson", "shopping.ndjson", "edge-cases.ndjson", "query-response.json"]
+
+    @Test("Samples read the same at every chunk boundary", arguments: samples)
+    func chunkBoundaries(name: String) throws {
+        let bytes = try sample(name)
+        let whole = try readAll(bytes)
+        #expect(!whole.isEmpty)
+        for chunk in Array(1...64) + [100, 1000, 4096] {
+            #expect(try readAll(bytes, chunkSize: chunk, configuration: .init(chunkSize: 16)) == whole, "chunk \(chunk)")
+        }
+    }
+
+    @Test("Samples round-trip NDJSON → model → NDJSON to the same JSON values", arguments: samples.dropLast())
+    func sampleRoundTrip(name: String) throws {
+        let bytes = try sample(name)
+        let records = try readAll(bytes)
+        let output = try writeAll(records)
+        let inputLines = lines(of: bytes)
+        let outputLines = lines(of: output)
+        #expect(inputLines.count == outputLines.count)
+        for (a, b) in zip(inputLines, outputLines) {
+            let x = try a.withUnsafeBytes { try RecordJSON.parseValue($0) }
+            let y = try b.withUnsafeBytes { try RecordJSON.parseValue($0) }
+            #expect(jsonEquivalent(x, y), "\(String(decoding: a, as: UTF8.self))\n\(String(decoding: b, as: UTF8.self))")
+        }
+        #expect(try readAll(output) == records)
+    }
+
+    @Test("100,000 generated records round-trip unchanged")
+    func generatedRoundTrip() throws {
+        var generator = RecordGenerator(seed: 2024)
+        let input = generator.ndjson(count: 100_000)
+        let records = try readAll(input)
+        #expect(records.count == 100_000)
+        let output = try writeAll(records)
+        #expect(output == input) // Ferry's own output is canonical: byte-identical
+        #expect(try readAll(output) == records)
+    }
+
+    @Test("A pretty-printed response document converts to its records")
+    func documents() throws {
+        let records = try readAll(try sample("query-response.json"))
+        #expect(records.map(\.recordName) == (1...3).map { "Q0000000-0000-4000-8000-00000000000\($0)" })
+    }
+
+    @Test("Per-record server errors are reported with their position, not skipped silently")
+    func serverErrors() throws {
+        let bytes = try sample("lookup-response-with-error.json")
+        let error = #expect(throws: RecordFormatError.self) { try readAll(bytes) }
+        #expect(error?.code == .serverError)
+        #expect(error?.message.contains("NOT_FOUND") == true)
+        #expect(error?.line == 31)
+        let rejects = MemorySink()
+        let kept = try readAll(bytes, policy: .skip(rejects: rejects))
+        #expect(kept.count == 1)
+        let rejected = try rejects.bytes.withUnsafeBytes { try RecordJSON.parseValue(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        #expect(rejected["serverErrorCode"] == .string("NOT_FOUND"))
+    }
+
+    @Test("CRLF line ends, a byte order mark and blank lines are accepted")
+    func lineEnds() throws {
+        let text = "\u{FEFF}{\"recordName\":\"a\"}\r\n\r\n  \n{\"recordName\":\"b\"}"
+        #expect(try readAll(Array(text.utf8)).map(\.recordName) == ["a", "b"])
+    }
+
+    @Test("Bad lines fail with file, line, column and record index")
+    func errorPositions() throws {
+        let text = "{\"recordName\":\"a\"}\n{\"recordName\":\"é\",\"fields\":{\"n\":{\"value\":\"x\",\"type\":\"INT64\"}}}\n"
+        let error = #expect(throws: RecordFormatError.self) { try readAll(Array(text.utf8)) }
+        #expect(error?.source == "input")
+        #expect(error?.line == 2)
+        #expect(error?.column == 42) // characters, not bytes: "é" is two bytes
+        #expect(error?.recordIndex == 2)
+        #expect(error?.description.hasPrefix("input:2:42: record 2: expected a number for INT64 field \"n\"") == true)
+    }
+
+    static let badLines: [(String, [UInt8])] = [
+        ("truncated JSON", Array(#"{"recordName":"t","fields":{"a":{"value":"#.utf8)),
+        ("wrong type for tag", Array(#"{"recordName":"w","fields":{"n":{"value":"abc","type":"INT64"}}}"#.utf8)),
+        ("missing recordName", Array(#"{"recordType":"T","fields":{}}"#.utf8)),
+        ("duplicate keys", Array(#"{"recordName":"d","recordName":"e"}"#.utf8)),
+        ("nested arrays", Array(#"{"recordName":"n","x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 100_000) + Array(repeating: UInt8(ascii: "]"), count: 100_000) + [UInt8(ascii: "}")]),
+        ("binary garbage", (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }.filter { $0 != 0x0A }),
+        ("invalid UTF-8", Array(#"{"recordName":"#.utf8) + [0x22, 0xC3, 0x28, 0x22, 0x7D]),
+        ("lone surrogate", Array(#"{"recordName":"\udead"}"#.utf8)),
+    ]
+
+    @Test("Each kind of bad line fails alone, and with skip the rejects hold exactly the bad lines",
+          arguments: badLines.map(\.0))
+    func badInput(kind: String) throws {
+        let bad = Self.badLines.first { $0.0 == kind }!.1
+        let good1 = Array(#"{"recordName":"good1"}"#.utf8)
+        let good2 = Array(#"{"recordName":"good2","fields":{"x":{"value":1,"type":"INT64"}}}"#.utf8)
+        let input = good1 + [0x0A] + bad + [0x0A] + good2 + [0x0A]
+        let error = #expect(throws: RecordFormatError.self) { try readAll(input) }
+        #expect(error?.line == 2)
+        let rejects = MemorySink()
+        let kept = try readAll(input, policy: .skip(rejects: rejects))
+        #expect(kept.map(\.recordName) == ["good1", "good2"])
+        #expect(rejects.bytes == bad + [0x0A])
+    }
+
+    @Test("A 100 MB line is rejected without holding it, and skipped verbatim")
+    func hugeLine() throws {
+        var input = Array(#"{"recordName":"a"}"#.utf8) + [0x0A]
+        let huge = Array(#"{"recordName":"big","x":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 100 << 20) + Array("\"}".utf8)
+        input += huge + [0x0A] + Array(#"{"recordName":"b"}"#.utf8)
+        for chunk in [Int.max, 1 << 20] {
+            do {
+                let records = try readAll(input, chunkSize: chunk)
+                Issue.record("expected a too-large error, read \(records.count) records")
+            } catch let error as RecordFormatError {
+                #expect(error.code == .tooLarge)
+                #expect(error.line == 2)
+            }
+        }
+        let rejects = MemorySink()
+        let kept = try readAll(input, policy: .skip(rejects: rejects))
+        #expect(kept.map(\.recordName) == ["a", "b"])
+        #expect(rejects.bytes.count == huge.count + 1)
+        #expect(rejects.bytes.elementsEqual(huge + [0x0A]), "rejects differ from the line")
+    }
+}

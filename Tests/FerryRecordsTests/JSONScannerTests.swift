@@ -1,0 +1,64 @@
+import FerryRecords
+import FerryTestSupport
+import Testing
+
+@Suite("JSON scanning")
+struct JSONScannerTests {
+    @Test("Escapes decode to the characters they stand for", arguments: [
+        (#""a\"b""#, "a\"b"), (#""\\\/""#, "\\/"), (#""\b\f\n\r\t""#, "\u{08}\u{0C}\n\r\t"),
+        (#""\u00e9""#, "é"), (#""\u0000""#, "\u{00}"), (#""\ud83d\ude00""#, "😀"), (#""\uD834\uDD1E x""#, "𝄞 x"),
+        (#""plain ascii that is longer than eight bytes""#, "plain ascii that is longer than eight bytes"),
+        ("\"日本語 and emoji 👍🏽 mixed\"", "日本語 and emoji 👍🏽 mixed"),
+    ])
+    func escapes(text: String, expected: String) throws {
+        #expect(try JSONValue(parsing: text) == .string(expected))
+    }
+
+    @Test("Lone surrogates are rejected with their position", arguments: [
+        (#""ab\ud800""#, 3), (#""\udc00""#, 1), (#""x\ud83d\u0041""#, 8),
+    ])
+    func loneSurrogates(text: String, offset: Int) {
+        let error = #expect(throws: RecordFormatError.self) { try JSONValue(parsing: text) }
+        #expect(error?.code == .loneSurrogate)
+        #expect(error?.byteOffset == offset)
+    }
+
+    @Test("Invalid UTF-8 is rejected with the offset of the bad byte", arguments: [
+        ([0x22, 0x61, 0xFF, 0x22], 2), ([0x22, 0xC3, 0x22], 1), ([0x22, 0xE2, 0x82, 0x41, 0x22], 3),
+        ([0x22, 0xED, 0xA0, 0x80, 0x22], 1), ([0x22, 0xC0, 0xAF, 0x22], 1), ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1),
+        ([0x22] + Array("0123456789abcdef".utf8) + [0xFE, 0x22], 17),
+    ] as [([UInt8], Int)])
+    func invalidUTF8(bytes: [UInt8], offset: Int) {
+        let error = #expect(throws: RecordFormatError.self) {
+            try bytes.withUnsafeBytes { try RecordJSON.parseValue($0) }
+        }
+        #expect(error?.code == .invalidUTF8)
+        #expect(error?.byteOffset == offset)
+    }
+
+    @Test("Numbers keep their exact text", arguments: [
+        "9223372036854775807", "-9223372036854775808", "18446744073709551616", "-0.0", "5e-324",
+        "0.30000000000000004", "1.7976931348623157e308", "1E+2", "0",
+    ])
+    func numbers(text: String) throws {
+        #expect(try JSONValue(parsing: text) == .number(JSONNumber(text: text)))
+    }
+
+    @Test("Malformed JSON is rejected with what was expected", arguments: [
+        ("{", "expected a key string"), ("[1,]", "expected a value after ','"), ("{\"a\" 1}", "expected ':'"),
+        ("01", "leading 0"), ("1.", "a digit after '.'"), ("-", "expected a digit"), ("tru", "expected a value"),
+        ("\"abc", "to close the string"), ("\"a\u{01}\"", "control character"), ("{\"a\":1,\"a\":2}", "twice"),
+        ("[1] 2", "the end of the value"), ("\"\\x\"", "escape"), ("", "expected a value"),
+    ])
+    func malformed(text: String, message: String) {
+        let error = #expect(throws: RecordFormatError.self) { try JSONValue(parsing: text) }
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("Deep nesting fails cleanly instead of exhausting the stack")
+    func deepNesting() {
+        let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let error = #expect(throws: RecordFormatError.self) { try JSONValue(parsing: text) }
+        #expect(error?.code == .tooDeep)
+    }
+}
