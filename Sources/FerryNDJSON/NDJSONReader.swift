@@ -243,7 +243,14 @@ public final class NDJSONReader {
         case .skip(let rejects):
             rejectedCount += 1
             if let rejects {
-                try rejects.write(raw)
+                if raw.contains(0x0A), let value = try? RecordJSON.parseValue(raw) {
+                    // From a pretty-printed document: one compact line, so rejects stay NDJSON.
+                    var out = JSONOutput(capacity: raw.count)
+                    out.appendValue(value)
+                    try rejects.write(out.bytes)
+                } else {
+                    try rejects.write(raw)
+                }
                 try rejects.write([0x0A])
             }
             onReject?(located)

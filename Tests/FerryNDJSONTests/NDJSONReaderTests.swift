@@ -84,6 +84,7 @@ struct NDJSONReaderTests {
         let rejects = MemorySink()
         let kept = try readAll(bytes, policy: .skip(rejects: rejects))
         #expect(kept.count == 1)
+        #expect(lines(of: rejects.bytes).count == 1) // one compact line per rejected entry
         let rejected = try rejects.bytes.withUnsafeBytes { try RecordJSON.parseValue(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
         #expect(rejected["serverErrorCode"] == .string("NOT_FOUND"))
     }

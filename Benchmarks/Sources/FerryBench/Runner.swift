@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Spawns a command and measures wall time and peak RSS (wait4's ru_maxrss).
+enum Runner {
+    struct Result {
+        var status: Int32
+        var seconds: Double
+        var peakRSSKiB: Int
+    }
+
+    static func run(_ arguments: [String]) -> Result {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var fileActions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fileActions)
+        defer { posix_spawn_file_actions_destroy(&fileActions) }
+        let start = now()
+        let rc = posix_spawnp(&pid, arguments[0], &fileActions, nil, argv, environ)
+        guard rc == 0 else { return Result(status: 127, seconds: 0, peakRSSKiB: 0) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = now() - start
+        let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Result(status: exited, seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss))
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// One tool on one task: the samples of every run.
+struct Measurement {
+    var task: String
+    var tool: String
+    var bytes: Int
+    var samples: [Runner.Result]
+
+    var medianSeconds: Double {
+        let sorted = samples.map(\.seconds).sorted()
+        return sorted[sorted.count / 2]
+    }
+
+    var peakRSSMiB: Double { Double(samples.map(\.peakRSSKiB).max() ?? 0) / 1024 }
+
+    var megabytesPerSecond: Double { Double(bytes) / 1e6 / medianSeconds }
+
+    var line: String {
+        "  \(tool): median \(format(medianSeconds, 2)) s of \(samples.count) (\(samples.map { format($0.seconds, 2) }.joined(separator: ", "))), \(format(megabytesPerSecond, 1)) MB/s, peak RSS \(format(peakRSSMiB, 1)) MiB"
+    }
+
+    static let markdownHeader = "| task | tool | median s | MB/s | peak RSS MiB |\n|---|---|---:|---:|---:|"
+    var markdownRow: String {
+        "| \(task) | \(tool) | \(format(medianSeconds, 2)) | \(format(megabytesPerSecond, 1)) | \(format(peakRSSMiB, 1)) |"
+    }
+}
+
+func format(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = (value * scale).rounded()
+    let whole = Int(scaled / scale)
+    var fraction = String(Int(scaled) - whole * Int(scale))
+    while fraction.count < digits { fraction = "0" + fraction }
+    return digits == 0 ? String(whole) : "\(whole).\(fraction)"
+}
+
+func fileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : 0
+}
+
+func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getcwd(&buffer, buffer.count) != nil else { return "." }
+    let cwd = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    return cwd.hasSuffix("/Benchmarks") ? String(cwd.dropLast("/Benchmarks".count)) : cwd
+}
+
+func fatal(_ message: String) -> Never {
+    let text = "ferry-bench: \(message)\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+    exit(1)
+}
+
+/// Environment variables without Foundation.
+struct ProcessInfoLite {
+    subscript(name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+}
