@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "FerryCLI",
             dependencies: [
-                "FerryIO", "FerryRecords", "FerryNDJSON",
+                "FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryPredicate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,6 +1,8 @@
 import ArgumentParser
+import FerryCompression
 import FerryIO
 import FerryNDJSON
+import FerryPredicate
 import FerryRecords
 
 /// `ferry convert INPUT... OUTPUT`: read records, filter, project, sort, write.
@@ -9,7 +11,8 @@ struct Convert: ParsableCommand {
         abstract: "Convert records between formats, filtering and projecting on the way.",
         discussion: """
         INPUT may be a file, a folder (every file in it, by name), or - for standard input; OUTPUT a
-        file or - for standard output. Formats come from file extensions or --from/--to. Inputs may
+        file or - for standard output. gzip-compressed inputs are recognized by their content;
+        an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to. Inputs may
         be NDJSON (one record dictionary per line) or saved CloudKit Web Services responses
         ({"records": [...]}), one per line or pretty-printed.
 
@@ -19,6 +22,8 @@ struct Convert: ParsableCommand {
 
         Examples:
           ferry convert export.ndjson messages.ndjson --type Message
+          ferry convert export.ndjson.gz hot.ndjson --where 'count > 50 AND text CONTAINS[c] "hello"'
+          ferry convert export.ndjson backup.ndjson.gz --level 9
           ferry convert saved-responses/ all.ndjson --on-error skip --rejects rejects.ndjson
           cat export.ndjson | ferry convert - - --zone Chats --keys text,sentAt --sort sentAt:desc --limit 20
         """
@@ -48,6 +53,20 @@ struct Convert: ParsableCommand {
     @Option(help: "Write at most N records.")
     var limit: Int?
 
+    @Option(name: .customLong("where"), help: ArgumentHelp("Keep only records matching this NSPredicate format string.", valueName: "PREDICATE"))
+    var wherePredicate: String?
+
+    @OptionGroup var predicateInput: PredicateInput
+
+    @Flag(help: "Compress the output with gzip (implied by an OUTPUT ending in .gz).")
+    var gzip = false
+
+    @Option(help: "gzip compression level, 0–9.")
+    var level: Int = 6
+
+    @Option(help: "Threads for compression (default: every core).")
+    var threads: Int?
+
     @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: skip it and go on.")
     var onError: ErrorMode = .fail
 
@@ -76,6 +95,19 @@ struct Convert: ParsableCommand {
         if let limit, limit < 0 {
             throw ValidationError("--limit expects a number ≥ 0, found \(limit)")
         }
+        if !(0...9).contains(level) {
+            throw ValidationError("--level expects 0–9, found \(level)")
+        }
+        if let threads, threads < 1 {
+            throw ValidationError("--threads expects a number ≥ 1, found \(threads)")
+        }
+        if let wherePredicate {
+            do {
+                _ = try RecordFilter(parsing: wherePredicate, arguments: try predicateInput.arguments())
+            } catch let error as PredicateError {
+                throw ValidationError("--where: " + error.rendered())
+            }
+        }
         if maxLineBytes < 1 {
             throw ValidationError("--max-line-bytes expects a positive number")
         }
@@ -96,7 +128,13 @@ struct Convert: ParsableCommand {
         var rejectsFile: OutputFile?
         if let rejects { rejectsFile = try openOutput(rejects) }
         let output = try openOutput(outputPath)
-        let writer = NDJSONWriter(sink: output)
+        var sink: ByteSink = output
+        if gzip || outputPath.lowercased().hasSuffix(".gz") {
+            sink = try GzipSink(wrapping: output, configuration: .init(level: level, threads: threads))
+        }
+        let writer = NDJSONWriter(sink: sink)
+        let filter = try wherePredicate.map { try RecordFilter(parsing: $0, arguments: try predicateInput.arguments()) }
+        var evaluationWarnings = 0
 
         let keep = keys.map { Set($0.split(separator: ",").map { String($0).trimmed }) }
         let typeSet = Set(types)
@@ -114,7 +152,7 @@ struct Convert: ParsableCommand {
 
         do {
             inputLoop: for path in try expandInputs(inputs) {
-                let source = try InputFile(path: path)
+                let source = try Compression.openInput(try InputFile(path: path))
                 let policy: NDJSONReader.ErrorPolicy = onError == .skip ? .skip(rejects: rejectsFile) : .fail
                 let reader = NDJSONReader(source: source, policy: policy,
                                           configuration: .init(maximumLineBytes: maxLineBytes))
@@ -135,6 +173,17 @@ struct Convert: ParsableCommand {
                 while var record = try reader.next() {
                     if !typeSet.isEmpty && !typeSet.contains(record.recordType ?? "") { continue }
                     if !zoneSet.isEmpty && !zoneSet.contains(record.zoneName) { continue }
+                    if let filter {
+                        do {
+                            if try !filter.matches(record) { continue }
+                        } catch {
+                            let message = "\(path): record \(reader.recordIndex): cannot evaluate --where: \(error.message)"
+                            if onError == .fail { throw CommandFailure(message: message) }
+                            evaluationWarnings += 1
+                            if !quiet && evaluationWarnings <= 10 { StandardError.write("ferry: skipped: \(message)\n") }
+                            continue
+                        }
+                    }
                     if let keep, var fields = record.fields {
                         fields.entries.removeAll { !keep.contains($0.name) }
                         record.fields = fields
@@ -160,6 +209,16 @@ struct Convert: ParsableCommand {
             rejectsFile?.abandon()
             progress.clear()
             throw CommandFailure(message: error.description)
+        } catch let error as CompressionError {
+            output.abandon()
+            rejectsFile?.abandon()
+            progress.clear()
+            throw CommandFailure(message: error.description)
+        } catch {
+            output.abandon()
+            rejectsFile?.abandon()
+            progress.clear()
+            throw error
         }
         progress.clear()
         stats.recordsOut = writer.recordCount

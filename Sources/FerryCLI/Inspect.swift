@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCompression
 import FerryIO
 import FerryNDJSON
 import FerryRecords
@@ -42,7 +43,7 @@ struct Inspect: ParsableCommand {
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
             for path in try expandInputs(inputs) {
-                let reader = NDJSONReader(source: try InputFile(path: path),
+                let reader = NDJSONReader(source: try Compression.openInput(try InputFile(path: path)),
                                           policy: onError == .skip ? .skip(rejects: nil) : .fail)
                 while let record = try reader.next() {
                     summary.add(record)
@@ -55,6 +56,9 @@ struct Inspect: ParsableCommand {
             progress.clear()
             throw CommandFailure(message: error.description)
         } catch let error as FerryIOError {
+            progress.clear()
+            throw CommandFailure(message: error.description)
+        } catch let error as CompressionError {
             progress.clear()
             throw CommandFailure(message: error.description)
         }

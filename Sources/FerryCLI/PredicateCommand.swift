@@ -1,0 +1,272 @@
+import ArgumentParser
+import FerryIO
+import FerryPredicate
+import FerryRecords
+
+/// `ferry predicate …`: NSPredicate format strings checked, printed, evaluated and translated.
+struct PredicateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "predicate",
+        abstract: "Check, format, evaluate and translate NSPredicate format strings.",
+        discussion: """
+        Ferry parses the whole NSPredicate format-string language, prints Apple's canonical text,
+        evaluates predicates on records or JSON, and says before any network call what CloudKit's
+        query API would reject. See Docs/PredicateLanguage.md.
+
+        Examples:
+          ferry predicate check 'text CONTAINS[c] "hello" OR count > 5' --cloudkit
+          ferry predicate check --batch --cloudkit queries.txt
+          ferry predicate format '%K == %@' --args '["name", "Zoë"]'
+          ferry predicate eval 'tags CONTAINS "x"' --object '{"tags": ["x", "y"]}'
+          ferry predicate filterby 'count >= 3 AND name BEGINSWITH "A"'
+        """,
+        subcommands: [Check.self, Format.self, Eval.self, FilterBy.self]
+    )
+}
+
+/// Options shared by the predicate commands.
+struct PredicateInput: ParsableArguments {
+    @Option(help: ArgumentHelp("Format arguments as a JSON array: %K takes a key path string, %@ any value.", valueName: "JSON"))
+    var args: String?
+
+    func arguments() throws -> [JSONValue]? {
+        guard let args else { return nil }
+        do {
+            guard case .array(let items) = try JSONValue(parsing: args) else {
+                throw ValidationError("--args expects a JSON array, found another JSON value")
+            }
+            return items
+        } catch let error as RecordFormatError {
+            throw ValidationError("--args is not valid JSON: \(error)")
+        }
+    }
+}
+
+func parsePredicate(_ text: String, arguments: [JSONValue]?) throws -> RecordPredicate {
+    do {
+        return try RecordPredicate(parsing: text, arguments: arguments)
+    } catch {
+        throw CommandFailure(message: error.rendered())
+    }
+}
+
+extension PredicateCommand {
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a predicate (exit 0 valid, 1 invalid); --cloudkit also checks what CKQuery accepts.",
+            discussion: """
+            Diagnostics go to stderr; with --json a result object goes to stdout. With --batch, each
+            line of the input (a file, or - / nothing for stdin) is one predicate and each result is
+            one JSON line: {"line", "ok", "canonical", "cloudkit", "errors"}.
+            """
+        )
+
+        @Argument(help: "The predicate, or with --batch the file of predicates (- for stdin).")
+        var predicate: String?
+
+        @Flag(help: "Also check the rules of CloudKit's query API.")
+        var cloudkit = false
+
+        @Option(help: ArgumentHelp("A CloudKit schema (.ckdb) to check fields, types and indexes against.", valueName: "FILE"))
+        var schema: String?
+
+        @Option(name: .customLong("record-type"), help: "The record type queried (for --schema checks).")
+        var recordType: String?
+
+        @Option(name: .customLong("sort"), help: "Sort keys the query will use (repeatable; need SORTABLE).")
+        var sortKeys: [String] = []
+
+        @Flag(help: "Read one predicate per line and print one JSON result per line.")
+        var batch = false
+
+        @Flag(help: "Print the result as JSON on stdout.")
+        var json = false
+
+        @OptionGroup var input: PredicateInput
+
+        func validate() throws {
+            if !batch && predicate == nil { throw ValidationError("expected a PREDICATE") }
+        }
+
+        func run() throws {
+            let arguments = try input.arguments()
+            let parsedSchema = try loadSchema()
+            if batch {
+                let source = try InputFile(path: predicate ?? "-")
+                let text = String(decoding: try source.readAll(limit: 1 << 30), as: UTF8.self)
+                var failures = 0
+                for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let trimmed = String(line).trimmed
+                    if trimmed.isEmpty { continue }
+                    var result = check(trimmed, arguments: arguments, schema: parsedSchema)
+                    if result["ok"] != .bool(true) { failures += 1 }
+                    result.members.insert(.init(key: "line", value: .number(JSONNumber(Int64(index + 1)))), at: 0)
+                    print(render(.object(result)))
+                }
+                if failures > 0 { throw CommandFailure(message: "", exitCode: 1) }
+                return
+            }
+            let result = check(predicate!, arguments: arguments, schema: parsedSchema)
+            if json {
+                print(render(.object(result)))
+            } else if let canonical = result["canonical"]?.stringValue {
+                print(canonical)
+            }
+            if result["ok"] != .bool(true) { throw CommandFailure(message: "", exitCode: 1) }
+        }
+
+        private func loadSchema() throws -> CloudKitSchema? {
+            guard let schema else { return nil }
+            let text = String(decoding: try InputFile(path: schema).readAll(limit: 64 << 20), as: UTF8.self)
+            do {
+                return try CloudKitSchema(parsing: text)
+            } catch {
+                throw CommandFailure(message: "\(schema):\(error.rendered())", exitCode: 1)
+            }
+        }
+
+        /// Checks one predicate; prints diagnostics to stderr unless producing JSON.
+        private func check(_ text: String, arguments: [JSONValue]?, schema: CloudKitSchema?) -> JSONObject {
+            var result = JSONObject()
+            let quiet = json || batch
+            let predicate: RecordPredicate
+            do {
+                predicate = try RecordPredicate(parsing: text, arguments: arguments)
+            } catch {
+                if !quiet { StandardError.write(error.rendered() + "\n") }
+                result.append(key: "ok", value: .bool(false))
+                result.append(key: "canonical", value: .null)
+                result.append(key: "errors", value: .array([findingJSON(rule: error.code.rawValue, message: error.message, line: error.line, column: error.column)]))
+                return result
+            }
+            var ok = true
+            result.append(key: "canonical", value: .string(predicate.predicateFormat))
+            if cloudkit || schema != nil {
+                let validation = predicate.validateForCloudKit(recordType: recordType, schema: schema, sortKeys: sortKeys)
+                if !validation.isAccepted { ok = false }
+                var cloud = JSONObject()
+                cloud.append(key: "accepted", value: .bool(validation.isAccepted))
+                cloud.append(key: "reasons", value: .array(validation.reasons.map { findingJSON(rule: $0.rule.rawValue, message: $0.message, line: $0.span.line, column: $0.span.column) }))
+                cloud.append(key: "warnings", value: .array(validation.warnings.map { findingJSON(rule: $0.rule.rawValue, message: $0.message, line: $0.span.line, column: $0.span.column) }))
+                if validation.isAccepted, let filter = try? predicate.cloudKitFilterBy() {
+                    cloud.append(key: "filterBy", value: filter)
+                }
+                result.append(key: "cloudkit", value: .object(cloud))
+                if !quiet {
+                    for reason in validation.reasons { StandardError.write("error: \(reason.span): \(reason.message) [\(reason.rule.rawValue)]\n") }
+                    for warning in validation.warnings { StandardError.write("warning: \(warning.span): \(warning.message) [\(warning.rule.rawValue)]\n") }
+                }
+            }
+            result.members.insert(.init(key: "ok", value: .bool(ok)), at: 0)
+            result.append(key: "errors", value: .array([]))
+            return result
+        }
+    }
+
+    struct Format: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a predicate's canonical text (Apple's predicateFormat).")
+
+        @Argument(help: "The predicate.")
+        var predicate: String
+
+        @OptionGroup var input: PredicateInput
+
+        func run() throws {
+            print(try parsePredicate(predicate, arguments: try input.arguments()).predicateFormat)
+        }
+    }
+
+    struct Eval: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Evaluate a predicate on a JSON object or a record: prints true or false.",
+            discussion: """
+            The object may be a CloudKit record dictionary (keys name fields; system keys such as
+            recordType and creationDate work) or any JSON object (key paths walk nested objects).
+            Typed values: {"$date": "2024-05-01T12:00:00Z"}, {"$reference": "name"}, {"$location": [lat, lon]}.
+            """
+        )
+
+        @Argument(help: "The predicate.")
+        var predicate: String
+
+        @Option(help: ArgumentHelp("The object to evaluate against, as JSON.", valueName: "JSON"))
+        var object: String
+
+        @Option(name: .customLong("var"), help: ArgumentHelp("Bind $NAME to a JSON value (repeatable).", valueName: "NAME=JSON"))
+        var variables: [String] = []
+
+        @OptionGroup var input: PredicateInput
+
+        func run() throws {
+            let parsed = try parsePredicate(predicate, arguments: try input.arguments())
+            var bindings: [String: JSONValue] = [:]
+            for binding in variables {
+                guard let equals = binding.firstIndex(of: "=") else {
+                    throw ValidationError("--var expects NAME=JSON, found '\(binding)'")
+                }
+                var name = String(binding[..<equals])
+                if name.hasPrefix("$") { name.removeFirst() }
+                do {
+                    bindings[name] = try JSONValue(parsing: String(binding[binding.index(after: equals)...]))
+                } catch {
+                    throw ValidationError("--var \(name): not valid JSON: \(error)")
+                }
+            }
+            let value: JSONValue
+            do {
+                value = try JSONValue(parsing: object)
+            } catch {
+                throw ValidationError("--object is not valid JSON: \(error)")
+            }
+            do {
+                let filter = try RecordFilter(parsed)
+                // A CloudKit record dictionary evaluates as a record; anything else as plain JSON.
+                if value["recordName"] != nil, value["fields"] != nil, let record = try? RecordJSON.decodeRecord(object) {
+                    print(try filter.matches(record, variables: bindings))
+                } else {
+                    print(try filter.evaluate(value, variables: bindings))
+                }
+            } catch {
+                throw CommandFailure(message: error.rendered(), exitCode: 1)
+            }
+        }
+    }
+
+    struct FilterBy: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "filterby",
+            abstract: "Print the CloudKit Web Services query.filterBy JSON for a predicate CKQuery accepts."
+        )
+
+        @Argument(help: "The predicate.")
+        var predicate: String
+
+        @OptionGroup var input: PredicateInput
+
+        func run() throws {
+            let parsed = try parsePredicate(predicate, arguments: try input.arguments())
+            let validation = parsed.validateForCloudKit()
+            guard validation.isAccepted else {
+                for reason in validation.reasons { StandardError.write("error: \(reason.span): \(reason.message) [\(reason.rule.rawValue)]\n") }
+                throw CommandFailure(message: "", exitCode: 1)
+            }
+            do {
+                print(render(try parsed.cloudKitFilterBy()))
+            } catch {
+                throw CommandFailure(message: error.rendered(), exitCode: 1)
+            }
+        }
+    }
+}
+
+func findingJSON(rule: String, message: String, line: Int, column: Int) -> JSONValue {
+    .object(["rule": .string(rule), "message": .string(message),
+             "line": .number(JSONNumber(Int64(line))), "column": .number(JSONNumber(Int64(column)))])
+}
+
+/// Compact JSON text.
+func render(_ value: JSONValue) -> String {
+    var out = JSONOutput()
+    out.appendValue(value)
+    return String(decoding: out.bytes, as: UTF8.self)
+}

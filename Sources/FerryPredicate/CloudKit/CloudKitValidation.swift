@@ -1,0 +1,94 @@
+/// Whether CloudKit's `CKQuery` would accept a predicate, and if not, every reason why.
+public struct CloudKitValidation: Hashable, Sendable {
+    /// The rule a finding is about.
+    public enum Rule: String, Hashable, Sendable, CaseIterable {
+        /// OR / `||` is not supported.
+        case or
+        /// ALL and NONE (`NOT ANY`) are not supported.
+        case allOrNone
+        /// ENDSWITH, LIKE, MATCHES, UTI-*, custom selectors.
+        case unsupportedOperator
+        /// CONTAINS or IN over a string (substring search).
+        case stringContains
+        /// Key paths with `.` or `@`.
+        case keyPath
+        /// NOT over an AND, BETWEEN, full-text search, location query or ordering.
+        case notOperand
+        /// SUBQUERY, FUNCTION, TERNARY, arithmetic, bitwise, `[ ]`, variables, casts of fields.
+        case unsupportedExpression
+        /// A field compared with another field, or no field at all.
+        case fieldToField
+        /// `parent` cannot be queried.
+        case parent
+        /// A system key that CKQuery does not filter on (`recordType`, `zoneName`…).
+        case systemKey
+        /// Names must match `[a-zA-Z][a-zA-Z0-9_]*`.
+        case nameFormat
+        /// IN lists hold at most 250 values.
+        case inListTooLong
+        /// distanceToLocation:fromLocation: only with `<` or `<=` (inside a circle).
+        case distanceDirection
+        /// BEGINSWITH needs a string field and a string constant.
+        case beginsWithNonString
+        /// The comparison's form is not one CloudKit supports.
+        case unsupportedForm
+        /// TOKENMATCHES must be `allTokens TOKENMATCHES[cdl] constant`.
+        case tokenMatches
+        /// Comparison options such as `[c]` are undocumented for CloudKit (warning).
+        case undocumentedOptions
+        /// CloudKit compares strings case-insensitively (note).
+        case caseInsensitiveEquality
+        /// Records of type `Users` cannot be queried.
+        case usersType
+        /// The record type is not in the schema.
+        case unknownRecordType
+        /// The field is not in the schema.
+        case unknownField
+        /// The field's type does not fit the operator or the constant.
+        case typeMismatch
+        /// Asset fields cannot be queried.
+        case assetField
+        /// The field lacks the QUERYABLE index equality needs.
+        case notQueryable
+        /// The field lacks the SORTABLE index ordering and sorting need.
+        case notSortable
+        /// No field of the type is SEARCHABLE, which full-text search needs.
+        case notSearchable
+    }
+
+    /// One finding: the rule, a sentence, and where in the predicate text.
+    public struct Finding: Hashable, Sendable, CustomStringConvertible {
+        /// The rule broken (or warned about).
+        public var rule: Rule
+        /// What is wrong and what CloudKit accepts instead.
+        public var message: String
+        /// Where in the predicate text.
+        public var span: SourceSpan
+
+        /// Creates a finding.
+        public init(rule: Rule, message: String, span: SourceSpan) {
+            self.rule = rule
+            self.message = message
+            self.span = span
+        }
+
+        /// `line:column: message [rule]`.
+        public var description: String {
+            span.isKnown ? "\(span.line):\(span.column): \(message) [\(rule.rawValue)]" : "\(message) [\(rule.rawValue)]"
+        }
+    }
+
+    /// Why CloudKit would reject the predicate; empty when it would accept it.
+    public var reasons: [Finding]
+    /// Things that work differently or are undocumented, which do not make CloudKit reject it.
+    public var warnings: [Finding]
+
+    /// Whether CloudKit would accept the predicate.
+    public var isAccepted: Bool { reasons.isEmpty }
+
+    /// Creates a result.
+    public init(reasons: [Finding] = [], warnings: [Finding] = []) {
+        self.reasons = reasons
+        self.warnings = warnings
+    }
+}

@@ -1,1 +1,0 @@
-// FerryPredicate: NSPredicate format strings parsed, printed, compiled and validated for CloudKit.

@@ -1,0 +1,97 @@
+import Foundation
+
+/// String operations with `[c]`/`[d]` options: folding, prefix/suffix/substring, LIKE, tokens.
+enum StringMatching {
+    /// Folds for comparison: full Unicode case folding for `[c]`, diacritic removal for `[d]`.
+    /// ASCII text with only `[c]` is lower-cased without Foundation.
+    static func fold(_ text: String, _ options: PredicateComparison.Options) -> String {
+        let c = options.contains(.caseInsensitive)
+        let d = options.contains(.diacriticInsensitive)
+        guard c || d else { return text }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard c else { return text }
+            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
+        var folded = text
+        if d { folded = folded.folding(options: [.diacriticInsensitive], locale: nil) }
+        // Full case folding: upper-casing expands ß to SS and maps the Kelvin sign and long s;
+        // lower-casing the result then gives the folded form.
+        if c { folded = folded.uppercased().lowercased() }
+        return folded
+    }
+
+    static func hasPrefix(_ text: String, _ prefix: String) -> Bool { text.hasPrefix(prefix) }
+    static func hasSuffix(_ text: String, _ suffix: String) -> Bool { text.hasSuffix(suffix) }
+    static func contains(_ text: String, _ part: String) -> Bool { part.isEmpty || text.contains(part) }
+
+    /// Case-insensitive substring search for an ASCII needle already lower-cased, without
+    /// allocating. Returns `nil` when the haystack is not plain ASCII around the answer (the caller
+    /// then folds and searches in full).
+    static func asciiContainsFolded(_ haystack: String, needle: [UInt8]) -> Bool? {
+        guard let first = needle.first else { return true }
+        var text = haystack
+        return text.withUTF8 { bytes -> Bool? in
+            let n = bytes.count, m = needle.count
+            var sawNonASCII = false
+            if m > n {
+                for b in bytes where b >= 0x80 { return nil }
+                return false
+            }
+            var i = 0
+            while i <= n - m {
+                let b = bytes[i]
+                if b >= 0x80 { sawNonASCII = true }
+                if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) == first {
+                    var j = 1
+                    while j < m {
+                        let c = bytes[i + j]
+                        if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != needle[j] { break }
+                        j += 1
+                    }
+                    if j == m {
+                        // A combining mark after the match would make it part of a larger character.
+                        if i + m < n, bytes[i + m] >= 0x80 { return nil }
+                        return true
+                    }
+                }
+                i += 1
+            }
+            if !sawNonASCII {
+                var k = n - m + 1
+                while k < n { if bytes[k] >= 0x80 { return nil }; k += 1 }
+                return false
+            }
+            return nil
+        }
+    }
+
+    /// LIKE: the whole string matches the pattern; `*` any run of characters, `?` one character.
+    /// Runs in O(n·m) without recursion.
+    static func like(_ text: [Character], _ pattern: [Character]) -> Bool {
+        var t = 0, p = 0
+        var starP = -1, starT = 0
+        while t < text.count {
+            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t]) {
+                t += 1
+                p += 1
+            } else if p < pattern.count, pattern[p] == "*" {
+                starP = p
+                starT = t
+                p += 1
+            } else if starP >= 0 {
+                p = starP + 1
+                starT += 1
+                t = starT
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+
+    /// Words of a text: runs of letters and digits.
+    static func tokens(_ text: String) -> [String] {
+        text.split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+}
