@@ -156,6 +156,11 @@ struct Convert: ParsableCommand {
                 let policy: NDJSONReader.ErrorPolicy = onError == .skip ? .skip(rejects: rejectsFile) : .fail
                 let reader = NDJSONReader(source: source, policy: policy,
                                           configuration: .init(maximumLineBytes: maxLineBytes))
+                if let filter, let selection = filter.predicate.fieldSelection {
+                    // Decide on a partial decode; evaluation errors fall through to the full path,
+                    // which reports them.
+                    reader.prefilter = (selection, { record in (try? filter.matches(record)) ?? true })
+                }
                 var warnings = 0
                 reader.onReject = { error in
                     warnings += 1
@@ -166,7 +171,7 @@ struct Convert: ParsableCommand {
                     }
                 }
                 defer {
-                    stats.recordsIn += reader.recordCount
+                    stats.recordsIn += reader.recordCount + reader.prefilteredCount
                     stats.rejected += reader.rejectedCount
                     stats.bytesIn += reader.bytesRead
                 }

@@ -57,6 +57,14 @@ public final class NDJSONReader {
     /// Called for every input skipped under ``ErrorPolicy/skip`` (for warnings on stderr).
     public var onReject: ((RecordFormatError) -> Void)?
 
+    /// A cheap first look at each record line: only the selected parts are decoded and `accepts`
+    /// decides; lines it refuses are skipped without a full decode (their JSON structure is still
+    /// checked). Lines it accepts, and lines the partial decode cannot read, are decoded fully.
+    public var prefilter: (selection: FieldSelection, accepts: (Record) -> Bool)?
+
+    /// Record lines skipped by the prefilter.
+    public private(set) var prefilteredCount = 0
+
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
     private var start = 0 // first unconsumed byte
@@ -152,6 +160,12 @@ public final class NDJSONReader {
             return try decodeArrayLine(line, rawLine: rawLine, config: config)
         }
         recordIndex += 1
+        if let prefilter, first == UInt8(ascii: "{"),
+           let partial = try? RecordJSON.decodeRecord(line, selecting: prefilter.selection, configuration: config),
+           !prefilter.accepts(partial) {
+            prefilteredCount += 1
+            return nil
+        }
         let document: RecordDocument
         do {
             document = try RecordJSON.decodeDocument(line, configuration: config)

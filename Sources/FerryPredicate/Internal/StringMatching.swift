@@ -25,43 +25,71 @@ enum StringMatching {
     static func contains(_ text: String, _ part: String) -> Bool { part.isEmpty || text.contains(part) }
 
     /// Case-insensitive substring search for an ASCII needle already lower-cased, without
-    /// allocating. Returns `nil` when the haystack is not plain ASCII around the answer (the caller
-    /// then folds and searches in full).
+    /// allocating. Returns `nil` when the byte-level answer might differ from the full Unicode
+    /// answer (the caller then folds and searches in full).
+    ///
+    /// With an ASCII needle, non-ASCII text can only matter in two ways: a character whose case
+    /// folding produces ASCII letters (ß → ss, ı → i, ſ → s, K → k, ligatures, a few Latin
+    /// Extended letters — treated conservatively by block), or a combining or prepended mark
+    /// glued to a matched character. Without either, matching ASCII bytes case-insensitively is
+    /// exactly the folded comparison.
     static func asciiContainsFolded(_ haystack: String, needle: [UInt8]) -> Bool? {
         guard let first = needle.first else { return true }
         var text = haystack
         return text.withUTF8 { bytes -> Bool? in
             let n = bytes.count, m = needle.count
-            var sawNonASCII = false
-            if m > n {
-                for b in bytes where b >= 0x80 { return nil }
-                return false
-            }
             var i = 0
-            while i <= n - m {
-                let b = bytes[i]
-                if b >= 0x80 { sawNonASCII = true }
-                if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) == first {
-                    var j = 1
-                    while j < m {
-                        let c = bytes[i + j]
-                        if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != needle[j] { break }
-                        j += 1
+            if m <= n {
+                while i <= n - m {
+                    let b = bytes[i]
+                    if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) == first {
+                        var j = 1
+                        while j < m {
+                            let c = bytes[i + j]
+                            if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != needle[j] { break }
+                            j += 1
+                        }
+                        if j == m {
+                            // A mark before or after the match could make it part of a larger character.
+                            if (i + m < n && bytes[i + m] >= 0x80) || (i > 0 && bytes[i - 1] >= 0x80) { return nil }
+                            return true
+                        }
                     }
-                    if j == m {
-                        // A combining mark after the match would make it part of a larger character.
-                        if i + m < n, bytes[i + m] >= 0x80 { return nil }
-                        return true
-                    }
+                    i += 1
                 }
-                i += 1
             }
-            if !sawNonASCII {
-                var k = n - m + 1
-                while k < n { if bytes[k] >= 0x80 { return nil }; k += 1 }
-                return false
+            // No ASCII match: exact unless some character could fold into ASCII letters.
+            var k = 0
+            while k < n {
+                let b = bytes[k]
+                if b < 0x80 { k += 1; continue }
+                var scalar: UInt32
+                var length: Int
+                switch b {
+                case 0xC0...0xDF: scalar = UInt32(b & 0x1F); length = 2
+                case 0xE0...0xEF: scalar = UInt32(b & 0x0F); length = 3
+                default: scalar = UInt32(b & 0x07); length = 4
+                }
+                guard k + length <= n else { return nil }
+                for t in 1..<length { scalar = scalar << 6 | UInt32(bytes[k + t] & 0x3F) }
+                if foldsIntoASCII(scalar) { return nil }
+                k += length
             }
-            return nil
+            return false
+        }
+    }
+
+    /// Whether a scalar's case folding may produce ASCII letters (conservative: whole blocks).
+    @inline(__always)
+    static func foldsIntoASCII(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0xDF: return true                // ß → ss
+        case 0x100...0x24F: return true       // Latin Extended-A/B: ı, İ, ſ, ŉ, ǰ, …
+        case 0x1E00...0x1EFF: return true     // Latin Extended Additional: ẖ ẗ ẘ ẙ ẚ ẞ …
+        case 0x2100...0x214F: return true     // Letterlike symbols: K (Kelvin), Å (Ångström), …
+        case 0xFB00...0xFB4F: return true     // ligatures: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ
+        case 0xFF00...0xFFEF: return true     // fullwidth forms (conservative)
+        default: return false
         }
     }
 

@@ -20,6 +20,8 @@ package struct JSONScanner {
     @usableFromInline package var position: Int
     @usableFromInline var depth = 0
     package let maximumDepth: Int
+    /// When set, only these fields (and stamps if asked) are decoded; the rest are skipped.
+    package var selection: FieldSelection?
 
     /// Creates a scanner over `buffer`.
     package init(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 512) {
@@ -672,6 +674,16 @@ package struct JSONKey: Equatable {
             return raw.count == literal.utf8CodeUnitCount && memcmp(raw.baseAddress!, literal.utf8Start, raw.count) == 0
         }
         return decoded!.utf8.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Whether the key's UTF-8 bytes are `bytes`.
+    @inlinable
+    package func equals(bytes: [UInt8]) -> Bool {
+        if let raw {
+            guard raw.count == bytes.count else { return false }
+            return bytes.withUnsafeBufferPointer { raw.count == 0 || memcmp(raw.baseAddress!, $0.baseAddress!, raw.count) == 0 }
+        }
+        return decoded!.utf8.elementsEqual(bytes)
     }
 
     package static func == (a: JSONKey, b: JSONKey) -> Bool {

@@ -225,6 +225,12 @@ extension JSONScanner {
         var first = true
         while try nextMember(&first) {
             let key = try readKey()
+            if let selection {
+                if !selection.utf8Fields.contains(where: { key.equals(bytes: $0) }) {
+                    try skipValueStructure()
+                    continue
+                }
+            }
             let name = key.string
             // Records have few fields; past 32 a set keeps duplicate detection linear.
             if fields.entries.count < 32 {

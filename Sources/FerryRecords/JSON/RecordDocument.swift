@@ -35,6 +35,25 @@ public struct RecordsResponse: Sendable {
     public var unknownKeys: JSONObject
 }
 
+/// Which parts of a record to decode when only some are needed (filtering before a full decode).
+///
+/// Skipped parts are checked for JSON structure only (brackets, string ends, literals), not decoded.
+public struct FieldSelection: Sendable, Equatable {
+    /// The field names to decode; other fields are skipped.
+    public var fields: Set<String>
+    /// Whether to decode `created` and `modified`.
+    public var includesStamps: Bool
+
+    /// The field names as UTF-8, for matching keys in place.
+    package let utf8Fields: [[UInt8]]
+
+    public init(fields: Set<String>, includesStamps: Bool) {
+        self.fields = fields
+        self.includesStamps = includesStamps
+        utf8Fields = fields.map { Array($0.utf8) }
+    }
+}
+
 /// The JSON mapping of records: decoding from bytes and encoding to bytes.
 public enum RecordJSON {
     /// Decoding limits.
@@ -48,6 +67,24 @@ public enum RecordJSON {
     public static func decodeRecord(_ bytes: UnsafeRawBufferPointer,
                                     configuration: Configuration = .init()) throws(RecordFormatError) -> Record {
         var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        let start = scanner.position
+        switch try scanner.decodeDocument() {
+        case .record(let record):
+            try scanner.expectEnd()
+            return record
+        case .recordError(let error):
+            throw RecordFormatError(.serverError, error.description, byteOffset: start)
+        case .response:
+            throw RecordFormatError(.wrongType, "expected a record dictionary, found a response document", byteOffset: start)
+        }
+    }
+
+    /// Decodes only the selected parts of a record dictionary (and every other system key).
+    /// The result is for deciding whether a record is wanted; decode it fully to keep it.
+    public static func decodeRecord(_ bytes: UnsafeRawBufferPointer, selecting selection: FieldSelection,
+                                    configuration: Configuration = .init()) throws(RecordFormatError) -> Record {
+        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        scanner.selection = selection
         let start = scanner.position
         switch try scanner.decodeDocument() {
         case .record(let record):
@@ -167,8 +204,10 @@ extension JSONScanner {
             case .fields: record.fields = try decodeFields()
             case .pluginFields: record.pluginFields = try readValue()
             case .recordChangeTag: record.recordChangeTag = try readString(for: "recordChangeTag")
-            case .created: record.created = try decodeStamp()
-            case .modified: record.modified = try decodeStamp()
+            case .created:
+                if let selection, !selection.includesStamps { try skipValueStructure() } else { record.created = try decodeStamp() }
+            case .modified:
+                if let selection, !selection.includesStamps { try skipValueStructure() } else { record.modified = try decodeStamp() }
             case .deleted:
                 skipWhitespace()
                 guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
