@@ -1,0 +1,79 @@
+/// An error from writing, reading, verifying or extracting an archive.
+///
+/// Carries what kind of failure it was (``code``), a message saying what was expected and what was
+/// found, the archive's name, the member involved and the byte offset in the (decompressed) tar
+/// stream where it happened, plus the underlying error (a `CompressionError`, `FerryIOError` or
+/// `RecordFormatError`) when there is one.
+public struct ArchiveError: Error, CustomStringConvertible {
+    /// What kind of failure this is.
+    public enum Code: String, Sendable, Hashable {
+        /// A tar header is malformed: bad checksum, bad number, unknown format.
+        case corruptHeader = "corrupt tar header"
+        /// The input ended inside a header or a member, or before the end-of-archive blocks.
+        case truncated = "truncated archive"
+        /// A member's name is absolute, contains `..`, or is otherwise unsafe to extract.
+        case unsafePath = "unsafe path"
+        /// A member is a symlink, hardlink, device, FIFO or other type Ferry never extracts.
+        case unsupportedMemberType = "unsupported member type"
+        /// The first member is not `manifest.json`.
+        case missingManifest = "missing manifest"
+        /// `manifest.json` is not valid JSON or lacks a required key.
+        case invalidManifest = "invalid manifest"
+        /// A member's SHA-256 differs from the manifest.
+        case checksumMismatch = "checksum mismatch"
+        /// A member's size differs from the manifest.
+        case sizeMismatch = "size mismatch"
+        /// A records member holds a different number of records (per type) than the manifest says.
+        case countMismatch = "record count mismatch"
+        /// A member listed in the manifest is not in the archive.
+        case missingMember = "missing member"
+        /// A member is in the archive but not in the manifest, or appears twice.
+        case unexpectedMember = "unexpected member"
+        /// A member or the whole archive is larger than the configured limits.
+        case limitExceeded = "limit exceeded"
+        /// Decompressing the archive failed (see ``underlying``: a `CompressionError`).
+        case decompressionFailed = "decompression failed"
+        /// A records member holds a line that is not a record (see ``underlying``).
+        case invalidRecord = "invalid record"
+        /// Reading or writing a file failed (see ``underlying``).
+        case ioFailure = "I/O failure"
+        /// An argument is invalid (an empty database name, a duplicate asset, …).
+        case invalidArgument = "invalid argument"
+        /// The writer or reader was used after it finished or failed.
+        case invalidState = "invalid state"
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What was expected and what was found.
+    public var message: String
+    /// The archive's name (usually its path).
+    public var archive: String
+    /// The member's path inside the archive, when the failure concerns one.
+    public var member: String?
+    /// The byte offset in the uncompressed tar stream where the failure was found, when known.
+    public var offset: Int?
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, archive: String, member: String? = nil,
+                offset: Int? = nil, underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.archive = archive
+        self.member = member
+        self.offset = offset
+        self.underlying = underlying
+    }
+
+    /// `ARCHIVE: member PATH, tar byte OFFSET: CODE: MESSAGE: UNDERLYING`.
+    public var description: String {
+        var text = archive + ":"
+        if let member { text += " member \(member)" + (offset == nil ? ":" : ",") }
+        if let offset { text += " tar byte \(offset):" }
+        text += " \(code.rawValue): \(message)"
+        if let underlying { text += ": \(underlying)" }
+        return text
+    }
+}

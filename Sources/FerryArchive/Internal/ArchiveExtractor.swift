@@ -1,0 +1,94 @@
+import FerryIO
+
+/// Writes members under one root directory and nowhere else.
+///
+/// Member names arrive already checked (relative, no `..`); on top of that every directory on
+/// the way is created here or must already be a real directory (an existing symlink stops
+/// extraction), and each file is written to a temporary name (`OutputFile`) and renamed into
+/// place only after its checksum matched.
+final class ArchiveExtractor {
+    private let root: String
+    private let archive: String
+
+    init(root: String, archive: String) throws {
+        self.root = root
+        self.archive = archive
+        let error = ArchiveSystem.makeDirectory(root)
+        guard error == 0, FileSystem.isDirectory(root) else {
+            throw ArchiveError(.ioFailure, "cannot create the target directory `\(root)`", archive: archive,
+                               underlying: FerryIOError(.open, path: root, errno: error == 0 ? nil : error))
+        }
+    }
+
+    /// Creates the parent directories of `components` and returns the file's path.
+    private func prepare(_ components: [String], member: String, offset: Int?) throws -> String {
+        var path = root
+        for (index, component) in components.enumerated() {
+            path += "/" + component
+            let kind = ArchiveSystem.kind(path)
+            let isLast = index == components.count - 1
+            switch kind {
+            case .symlink:
+                throw ArchiveError(.unsafePath, "refusing to write through the existing symbolic link `\(path)`",
+                                   archive: archive, member: member, offset: offset)
+            case .missing where !isLast:
+                let error = ArchiveSystem.makeDirectory(path)
+                if error != 0 {
+                    throw ArchiveError(.ioFailure, "cannot create directory `\(path)`", archive: archive, member: member,
+                                       offset: offset, underlying: FerryIOError(.open, path: path, errno: error))
+                }
+            case .directory where isLast, .regular where !isLast, .other:
+                throw ArchiveError(.unsafePath, "expected \(isLast ? "a file" : "a directory") at `\(path)`, found something else",
+                                   archive: archive, member: member, offset: offset)
+            default:
+                break
+            }
+        }
+        return path
+    }
+
+    /// Writes bytes held in memory (the manifest).
+    func write(_ bytes: [UInt8], components: [String]) throws {
+        let member = components.joined(separator: "/")
+        let path = try prepare(components, member: member, offset: nil)
+        do {
+            let output = try OutputFile(path: path)
+            try output.write(bytes)
+            try output.commit()
+        } catch {
+            throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: member, underlying: error)
+        }
+    }
+
+    /// Streams a member into place, committing it only when `reader` finds its size and
+    /// SHA-256 match the manifest.
+    func write(_ source: MemberSource, components: [String], member: ArchiveManifest.Member, entry: TarEntry,
+               reader: ArchiveReader) throws {
+        let path = try prepare(components, member: member.path, offset: entry.headerOffset)
+        let output: OutputFile
+        do { output = try OutputFile(path: path) } catch {
+            throw ArchiveError(.ioFailure, "cannot create `\(path)`", archive: archive, member: member.path,
+                               offset: entry.headerOffset, underlying: error)
+        }
+        var chunk = [UInt8](repeating: 0, count: 256 << 10)
+        do {
+            while true {
+                let n = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+                if n == 0 { break }
+                do {
+                    try chunk.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                } catch {
+                    throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: member.path,
+                                       offset: entry.dataOffset + source.bytesRead, underlying: error)
+                }
+            }
+            try reader.check(source, against: member, entry: entry)
+            do { try output.commit() } catch {
+                throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: member.path, underlying: error)
+            }
+        } catch {
+            output.abandon()
+            throw error
+        }
+    }
+}

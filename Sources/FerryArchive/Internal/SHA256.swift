@@ -1,0 +1,132 @@
+/// SHA-256 (FIPS 180-4), streaming, in pure Swift: archive members are checksummed with it.
+///
+/// Feed bytes with ``update(_:)`` in pieces of any size, then call ``finalize()`` once.
+/// Checked against the FIPS examples and `sha256sum` in the tests.
+package struct SHA256 {
+    private static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
+    )
+    private var block = [UInt8](repeating: 0, count: 64)
+    private var blockCount = 0
+    private var totalBytes: UInt64 = 0
+    private var schedule = [UInt32](repeating: 0, count: 64)
+
+    /// Starts a new digest.
+    package init() {}
+
+    /// Adds `bytes` to the digest.
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        totalBytes &+= UInt64(remaining)
+        if blockCount > 0 {
+            let n = min(64 - blockCount, remaining)
+            for i in 0..<n { block[blockCount + i] = base.load(fromByteOffset: i, as: UInt8.self) }
+            blockCount += n
+            base += n
+            remaining -= n
+            guard blockCount == 64 else { return }
+            let copy = block
+            copy.withUnsafeBytes { compress($0.baseAddress!) }
+            blockCount = 0
+        }
+        while remaining >= 64 {
+            compress(base)
+            base += 64
+            remaining -= 64
+        }
+        for i in 0..<remaining { block[i] = base.load(fromByteOffset: i, as: UInt8.self) }
+        blockCount = remaining
+    }
+
+    /// Adds the bytes of an array.
+    package mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Pads, processes the last block and returns the 32-byte digest. Call once.
+    package mutating func finalize() -> [UInt8] {
+        let bitLength = totalBytes &* 8
+        var padding: [UInt8] = [0x80]
+        let padZeros = (blockCount < 56 ? 55 - blockCount : 119 - blockCount)
+        padding += [UInt8](repeating: 0, count: padZeros)
+        for shift in stride(from: 56, through: 0, by: -8) { padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        let saved = totalBytes
+        update(padding)
+        totalBytes = saved
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
+            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        }
+        return digest
+    }
+
+    /// The digest as 64 lowercase hexadecimal digits, as `sha256sum` prints it.
+    package mutating func finalizeHex() -> String {
+        SHA256.hex(finalize())
+    }
+
+    /// The digest of `bytes` as lowercase hexadecimal.
+    package static func hexDigest(of bytes: [UInt8]) -> String {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finalizeHex()
+    }
+
+    /// Lowercase hexadecimal text of `bytes`.
+    package static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+
+    private mutating func compress(_ p: UnsafeRawPointer) {
+        schedule.withUnsafeMutableBufferPointer { w in
+            for i in 0..<16 {
+                let b = p + i * 4
+                w[i] = UInt32(b.load(as: UInt8.self)) << 24 | UInt32(b.load(fromByteOffset: 1, as: UInt8.self)) << 16
+                    | UInt32(b.load(fromByteOffset: 2, as: UInt8.self)) << 8 | UInt32(b.load(fromByteOffset: 3, as: UInt8.self))
+            }
+            for i in 16..<64 {
+                let s0 = Self.rotr(w[i - 15], 7) ^ Self.rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = Self.rotr(w[i - 2], 17) ^ Self.rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            Self.k.withUnsafeBufferPointer { k in
+                for i in 0..<64 {
+                    let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
+                    let ch = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
+                    let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
+                    let maj = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ maj
+                    h = g; g = f; f = e; e = d &+ t1
+                    d = c; c = b; b = a; a = t1 &+ t2
+                }
+            }
+            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
+                     state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+        }
+    }
+}
