@@ -1,1 +1,0 @@
-// FerryChangeLog: change logs, CloudKit change feeds, replay and diff.
