@@ -4,8 +4,8 @@
 //
 // Modules point one way, toward the record model:
 //
-//   ferry (executable) → FerryCLI → FerryNDJSON, FerryCompression, FerryPredicate
-//                                 → FerryRecords → FerryIO
+//   ferry (executable) → FerryCLI → FerryArchive, FerryChangeLog, FerryXML, FerryPredicate
+//                                 → FerryNDJSON, FerryCompression → FerryRecords → FerryIO
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
 import PackageDescription
@@ -62,6 +62,7 @@ let package = Package(
             name: "FerryCLI",
             dependencies: [
                 "FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryPredicate",
+                "FerryXML", "FerryArchive", "FerryChangeLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -63,6 +63,9 @@ public final class ArchiveReader {
     /// bytes; whatever the handler leaves unread is read and checked after it returns.
     public var onMember: ((ArchiveManifest.Member, any ByteSource) throws -> Void)?
 
+    /// Bytes of the (decompressed) tar stream read so far.
+    public var bytesRead: Int { tar.offset }
+
     private let configuration: Configuration
     private let manifestBytes: [UInt8]
     private let tar: TarReader

@@ -52,6 +52,8 @@ public final class ArchiveWriter {
 
     /// The output's name, for messages.
     public let name: String
+    /// Bytes of record JSON staged so far (before compression).
+    public private(set) var recordBytes = 0
     private let configuration: Configuration
     private let makeSink: () throws -> any ByteSink
     private let stagingPath: String
@@ -109,6 +111,7 @@ public final class ArchiveWriter {
         RecordJSON.encode(record, into: &output)
         output.append(0x0A)
         try wrap("cannot stage records", member: zones[index].zone.path) { try zones[index].file.write(output.bytes) }
+        recordBytes += output.count
         zones[index].zone.recordCount += 1
         guard let type = record.recordType else { return }
         zones[index].zone.recordTypeCounts[type, default: 0] += 1

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryArchive
 import FerryCompression
 import FerryIO
 import FerryNDJSON
@@ -32,10 +33,10 @@ struct Convert: ParsableCommand {
     @Argument(help: ArgumentHelp("Inputs, then the output (- is stdin/stdout).", valueName: "INPUT... OUTPUT"))
     var paths: [String] = []
 
-    @Option(help: "Input format when extensions don't say (ndjson).")
+    @Option(help: "Input format, when the content should not decide (ndjson, xml, archive).")
     var from: RecordFormat?
 
-    @Option(help: "Output format when the extension doesn't say (ndjson).")
+    @Option(help: "Output format when the extension doesn't say (ndjson, xml, archive).")
     var to: RecordFormat?
 
     @Option(name: .customLong("type"), help: "Keep only records of this type (repeatable).")
@@ -57,6 +58,9 @@ struct Convert: ParsableCommand {
     var wherePredicate: String?
 
     @OptionGroup var predicateInput: PredicateInput
+
+    @Option(help: ArgumentHelp("Database of the records written to an archive: public, private or shared.", valueName: "NAME"))
+    var database: String = "private"
 
     @Flag(help: "Compress the output with gzip (implied by an OUTPUT ending in .gz).")
     var gzip = false
@@ -126,22 +130,41 @@ struct Convert: ParsableCommand {
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
 
         var rejectsFile: OutputFile?
-        if let rejects { rejectsFile = try openOutput(rejects) }
-        let output = try openOutput(outputPath)
-        var sink: ByteSink = output
-        if gzip || outputPath.lowercased().hasSuffix(".gz") {
-            sink = try GzipSink(wrapping: output, configuration: .init(level: level, threads: threads))
+        var output: RecordOutput?
+        var stats = RunStatistics()
+        do {
+            if let rejects { rejectsFile = try OutputFile(path: rejects) }
+            let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
+                format: to, gzip: gzip, level: level, threads: threads, database: database))
+            output = out
+            try convert(inputs, into: out, rejects: rejectsFile, stats: &stats, progress: progress, clock: clock)
+            try out.finish()
+            try rejectsFile?.commit()
+        } catch {
+            output?.abandon()
+            rejectsFile?.abandon()
+            progress.clear()
+            throw dataFailure(error)
         }
-        let writer = NDJSONWriter(sink: sink)
+        progress.clear()
+        stats.recordsOut = output!.writer.recordCount
+        stats.bytesOut = output!.writer.bytesWritten
+        stats.seconds = clock.seconds
+        report(stats, outputIsStdout: outputPath == "-")
+    }
+
+    private func convert(_ inputs: [String], into output: RecordOutput, rejects: OutputFile?,
+                         stats: inout RunStatistics, progress: Progress, clock: Stopwatch) throws {
+        let writer = output.writer
         let filter = try wherePredicate.map { try RecordFilter(parsing: $0, arguments: try predicateInput.arguments()) }
         var evaluationWarnings = 0
-
         let keep = keys.map { Set($0.split(separator: ",").map { String($0).trimmed }) }
         let typeSet = Set(types)
         let zoneSet = Set(zones)
         let sorter = sort.flatMap(RecordSortKey.init(parsing:)).map { RecordSorter(key: $0) }
-        var stats = RunStatistics()
         var remaining = limit ?? Int.max
+        var inputOptions = RecordInputOptions(format: from, maximumLineBytes: maxLineBytes)
+        if onError == .skip { inputOptions.policy = .skip(rejects: rejects) }
 
         func emit(_ record: Record) throws -> Bool {
             guard remaining > 0 else { return false }
@@ -150,94 +173,68 @@ struct Convert: ParsableCommand {
             return true
         }
 
-        do {
-            inputLoop: for path in try expandInputs(inputs) {
-                let source = try Compression.openInput(try InputFile(path: path))
-                let policy: NDJSONReader.ErrorPolicy = onError == .skip ? .skip(rejects: rejectsFile) : .fail
-                let reader = NDJSONReader(source: source, policy: policy,
-                                          configuration: .init(maximumLineBytes: maxLineBytes))
-                if let filter, let selection = filter.predicate.fieldSelection {
-                    // Decide on a partial decode; evaluation errors fall through to the full path,
-                    // which reports them.
-                    reader.prefilter = (selection, { record in (try? filter.matches(record)) ?? true })
-                }
-                var warnings = 0
-                reader.onReject = { error in
-                    warnings += 1
-                    if !quiet && warnings <= 10 {
-                        StandardError.write("ferry: skipped: \(error)\n")
-                    } else if !quiet && warnings == 11 {
-                        StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
-                    }
-                }
-                defer {
-                    stats.recordsIn += reader.recordCount + reader.prefilteredCount
-                    stats.rejected += reader.rejectedCount
-                    stats.bytesIn += reader.bytesRead
-                }
-                while var record = try reader.next() {
-                    if !typeSet.isEmpty && !typeSet.contains(record.recordType ?? "") { continue }
-                    if !zoneSet.isEmpty && !zoneSet.contains(record.zoneName) { continue }
-                    if let filter {
-                        do {
-                            if try !filter.matches(record) { continue }
-                        } catch {
-                            let message = "\(path): record \(reader.recordIndex): cannot evaluate --where: \(error.message)"
-                            if onError == .fail { throw CommandFailure(message: message) }
-                            evaluationWarnings += 1
-                            if !quiet && evaluationWarnings <= 10 { StandardError.write("ferry: skipped: \(message)\n") }
-                            continue
-                        }
-                    }
-                    if let keep, var fields = record.fields {
-                        fields.entries.removeAll { !keep.contains($0.name) }
-                        record.fields = fields
-                    }
-                    if let sorter {
-                        try sorter.add(record)
-                    } else if try !emit(record) {
-                        break inputLoop
-                    }
-                    progress.update(records: reader.recordCount + stats.recordsIn, bytes: reader.bytesRead + stats.bytesIn, clock: clock)
+        inputLoop: for path in try expandInputs(inputs) {
+            let reader = try openRecordReader(path, options: inputOptions)
+            let archiveInput = reader as? ArchiveRecordReader
+            if let archiveInput, let archiveOutput = output.archive {
+                ArchiveCarryOver.begin(from: archiveInput, into: archiveOutput)
+            }
+            if let filter, let selection = filter.predicate.fieldSelection, let ndjson = reader as? NDJSONReader {
+                // Decide on a partial decode; evaluation errors fall through to the full path,
+                // which reports them.
+                ndjson.prefilter = (selection, { record in (try? filter.matches(record)) ?? true })
+            }
+            var warnings = 0
+            reader.onReject = { error in
+                warnings += 1
+                if !quiet && warnings <= 10 {
+                    StandardError.write("ferry: skipped: \(error)\n")
+                } else if !quiet && warnings == 11 {
+                    StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
                 }
             }
-            if let sorter { try sorter.finish(emit) }
-            try writer.finish()
-            try rejectsFile?.commit()
-        } catch let error as RecordFormatError {
-            output.abandon()
-            rejectsFile?.abandon()
-            progress.clear()
-            throw CommandFailure(message: error.description)
-        } catch let error as FerryIOError {
-            output.abandon()
-            rejectsFile?.abandon()
-            progress.clear()
-            throw CommandFailure(message: error.description)
-        } catch let error as CompressionError {
-            output.abandon()
-            rejectsFile?.abandon()
-            progress.clear()
-            throw CommandFailure(message: error.description)
-        } catch {
-            output.abandon()
-            rejectsFile?.abandon()
-            progress.clear()
-            throw error
+            var readerRecords: Int {
+                reader.recordCount + ((reader as? NDJSONReader)?.prefilteredCount ?? 0)
+            }
+            defer {
+                stats.recordsIn += readerRecords
+                stats.rejected += reader.rejectedCount
+                stats.bytesIn += reader.bytesRead
+            }
+            while var record = try reader.next() {
+                if !typeSet.isEmpty && !typeSet.contains(record.recordType ?? "") { continue }
+                if !zoneSet.isEmpty && !zoneSet.contains(record.zoneName) { continue }
+                if let filter {
+                    do {
+                        if try !filter.matches(record) { continue }
+                    } catch {
+                        let message = "\(path): record \(reader.recordIndex): cannot evaluate --where: \(error.message)"
+                        if onError == .fail { throw CommandFailure(message: message) }
+                        evaluationWarnings += 1
+                        if !quiet && evaluationWarnings <= 10 { StandardError.write("ferry: skipped: \(message)\n") }
+                        continue
+                    }
+                }
+                if let keep, var fields = record.fields {
+                    fields.entries.removeAll { !keep.contains($0.name) }
+                    record.fields = fields
+                }
+                if let sorter {
+                    try sorter.add(record)
+                } else if let archiveOutput = output.archive, let current = archiveInput?.current {
+                    guard remaining > 0 else { break inputLoop }
+                    remaining -= 1
+                    try archiveOutput.write(record, database: current.database)
+                } else if try !emit(record) {
+                    break inputLoop
+                }
+                progress.update(records: readerRecords + stats.recordsIn, bytes: reader.bytesRead + stats.bytesIn, clock: clock)
+            }
+            if let archiveInput, let archiveOutput = output.archive {
+                try ArchiveCarryOver.finish(from: archiveInput, into: archiveOutput)
+            }
         }
-        progress.clear()
-        stats.recordsOut = writer.recordCount
-        stats.bytesOut = writer.bytesWritten
-        stats.seconds = clock.seconds
-        report(stats, outputIsStdout: outputPath == "-")
-    }
-
-    private func openOutput(_ path: String) throws -> OutputFile {
-        do {
-            return try OutputFile(path: path)
-        } catch let error as FerryIOError {
-            throw CommandFailure(message: error.description)
-        }
+        if let sorter { try sorter.finish(emit) }
     }
 
     private func report(_ stats: RunStatistics, outputIsStdout: Bool) {

@@ -1,20 +1,158 @@
 import ArgumentParser
+import FerryArchive
+import FerryCompression
+import FerryIO
+import FerryNDJSON
+import FerryRecords
 
 /// The record formats Ferry reads and writes.
 enum RecordFormat: String, CaseIterable, ExpressibleByArgument {
+    /// One CKWS record dictionary per line (also reads saved CKWS responses).
     case ndjson
+    /// Ferry's XML format (`Docs/XMLFormat.md`).
+    case xml
+    /// A self-describing archive of a record store: tar + gzip + manifest (`Docs/ArchiveLayout.md`).
+    case archive
 
-    /// The format named by a path's extension, if any (`.ndjson`, `.jsonl`, `.json`).
+    /// The format a path's name implies: `.ndjson`, `.jsonl`, `.json` (NDJSON), `.xml` (XML) — each
+    /// optionally followed by `.gz` — and `.tar.gz`, `.tgz`, `.tar` (archive).
     static func from(path: String) -> RecordFormat? {
-        let lower = path.lowercased()
-        for suffix in [".ndjson", ".jsonl", ".json", ".ndjson.gz", ".jsonl.gz", ".json.gz"] where lower.hasSuffix(suffix) {
-            return .ndjson
-        }
+        var lower = path.lowercased()
+        if lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz") || lower.hasSuffix(".tar") { return .archive }
+        if lower.hasSuffix(".gz") { lower.removeLast(3) }
+        if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") || lower.hasSuffix(".json") { return .ndjson }
+        if lower.hasSuffix(".xml") { return .xml }
         return nil
+    }
+
+    /// Whether a path's name asks for gzip compression (archives are always compressed).
+    static func impliesGzip(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".gz") && from(path: path) != .archive
     }
 }
 
 /// What to do with bad input.
 enum ErrorMode: String, CaseIterable, ExpressibleByArgument {
     case fail, skip
+}
+
+/// How inputs are opened.
+struct RecordInputOptions {
+    /// The format when the content should not decide (`--from`).
+    var format: RecordFormat?
+    var policy: RecordErrorPolicy = .fail
+    var maximumLineBytes: Int = 64 << 20
+}
+
+/// Opens `path` (`-` is standard input) as a record reader.
+///
+/// gzip is recognized by its magic bytes and an archive by its first tar header, whatever the
+/// name; otherwise `--from`, or else the first non-blank byte, decides: `<` is XML, anything
+/// else NDJSON.
+func openRecordReader(_ path: String, options: RecordInputOptions) throws -> any RecordReader {
+    let input = try ArchiveDetection.openInput(try InputFile(path: path))
+    var format = options.format
+    if format == nil {
+        format = input.isArchive ? .archive : try sniffFormat(input.source)
+    }
+    switch format ?? .ndjson {
+    case .archive:
+        let configuration = ArchiveReader.Configuration(
+            records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
+        return ArchiveRecordReader(try ArchiveReader(source: input.source, configuration: configuration))
+    case .xml:
+        throw CommandFailure(message: "\(path): XML input is not supported by this build")
+    case .ndjson:
+        return NDJSONReader(source: input.source, policy: options.policy,
+                            configuration: .init(maximumLineBytes: options.maximumLineBytes))
+    }
+}
+
+/// Looks at the first non-blank byte (after a UTF-8 byte order mark): `<` means XML.
+private func sniffFormat(_ source: any ByteSource) throws -> RecordFormat {
+    guard let peekable = source as? PeekableSource else { return .ndjson }
+    let prefix = try peekable.peek(4096)
+    var index = 0
+    if prefix.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    while index < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[index]) { index += 1 }
+    return index < prefix.count && prefix[index] == UInt8(ascii: "<") ? .xml : .ndjson
+}
+
+/// How outputs are written.
+struct RecordOutputOptions {
+    /// The format when the name does not say (`--to`).
+    var format: RecordFormat?
+    /// Compress with gzip even when the name does not end in `.gz`.
+    var gzip = false
+    var level = 6
+    var threads: Int?
+    /// The database archive records go to.
+    var database = "private"
+}
+
+/// An output being written: the records writer, and the archive when the output is one.
+/// Nothing appears under the output's name unless ``finish()`` succeeds.
+final class RecordOutput {
+    let writer: any RecordWriter
+    /// Set when the output is an archive (for tokens, assets and change logs).
+    let archive: ArchiveRecordWriter?
+    private let file: OutputFile?
+    private var isDone = false
+
+    init(writer: any RecordWriter, archive: ArchiveRecordWriter?, file: OutputFile?) {
+        self.writer = writer
+        self.archive = archive
+        self.file = file
+    }
+
+    func finish() throws {
+        isDone = true
+        try writer.finish()
+    }
+
+    /// Drops the output: no file appears.
+    func abandon() {
+        guard !isDone else { return }
+        isDone = true
+        archive?.archive.abandon()
+        file?.abandon()
+    }
+
+    deinit { abandon() }
+}
+
+/// Opens `path` (`-` is standard output) for writing records in the format `--to` or the name
+/// gives (NDJSON by default).
+func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> RecordOutput {
+    let format = options.format ?? RecordFormat.from(path: path) ?? .ndjson
+    let compression = GzipSink.Configuration(level: options.level, threads: options.threads)
+    if format == .archive {
+        let configuration = ArchiveWriter.Configuration(compression: compression, ferryVersion: FerryVersion.current)
+        let archive = path == "-"
+            ? try ArchiveWriter(sink: try OutputFile(path: "-"), configuration: configuration)
+            : try ArchiveWriter(path: path, configuration: configuration)
+        let writer = ArchiveRecordWriter(archive, database: options.database)
+        return RecordOutput(writer: writer, archive: writer, file: nil)
+    }
+    let file = try OutputFile(path: path)
+    var sink: ByteSink = file
+    if options.gzip || RecordFormat.impliesGzip(path) {
+        sink = try GzipSink(wrapping: file, configuration: compression)
+    }
+    switch format {
+    case .xml:
+        throw CommandFailure(message: "\(path): XML output is not supported by this build")
+    case .ndjson, .archive:
+        return RecordOutput(writer: NDJSONWriter(sink: sink), archive: nil, file: file)
+    }
+}
+
+/// Turns a library error into the command's data failure (exit 1) with its description;
+/// usage errors and failures already made pass through.
+func dataFailure(_ error: any Error) -> any Error {
+    switch error {
+    case is CommandFailure, is ValidationError, is ExitCode, is CleanExit: error
+    default: CommandFailure(message: String(describing: error))
+    }
 }

@@ -22,14 +22,9 @@ import Darwin
 /// Errors name the source, line, column (in characters) and record index. With
 /// ``ErrorPolicy/skip`` a bad line is written verbatim to the rejects sink and reading goes on;
 /// per-record server errors in responses count as rejects too (the entry is written as one line).
-public final class NDJSONReader {
+public final class NDJSONReader: RecordReader {
     /// What to do with an input that is not a valid record.
-    public enum ErrorPolicy {
-        /// Stop at the first bad input and throw its error.
-        case fail
-        /// Skip it: write it verbatim to `rejects` (when given), report it, and go on.
-        case skip(rejects: ByteSink?)
-    }
+    public typealias ErrorPolicy = RecordErrorPolicy
 
     /// Limits and buffering.
     public struct Configuration: Sendable {
@@ -55,7 +50,7 @@ public final class NDJSONReader {
     private let configuration: Configuration
     private let policy: ErrorPolicy
     /// Called for every input skipped under ``ErrorPolicy/skip`` (for warnings on stderr).
-    public var onReject: ((RecordFormatError) -> Void)?
+    public var onReject: ((any Error) -> Void)?
 
     /// A cheap first look at each record line: only the selected parts are decoded and `accepts`
     /// decides; lines it refuses are skipped without a full decode (their JSON structure is still

@@ -5,7 +5,7 @@ import FerryRecords
 ///
 /// Records are encoded into a buffer handed to the sink in large pieces; ``finish()`` flushes and
 /// commits the sink (for files: the atomic rename), so a failed run leaves no partial output.
-public final class NDJSONWriter {
+public final class NDJSONWriter: RecordWriter {
     private let sink: ByteSink
     private var output = JSONOutput(capacity: 1 << 20)
     private let flushThreshold: Int

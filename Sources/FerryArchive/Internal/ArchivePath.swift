@@ -29,6 +29,40 @@ enum ArchivePath {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Reverses ``encodeComponent(_:)``: `%XX` becomes the byte it stands for (`%00` alone is the
+    /// empty string).
+    static func decodeComponent(_ text: String) -> String {
+        if text == "%00" { return "" }
+        var out: [UInt8] = []
+        let bytes = Array(text.utf8)
+        var index = 0
+        func hex(_ b: UInt8) -> UInt8? {
+            switch b {
+            case 0x30...0x39: b - 0x30
+            case 0x41...0x46: b - 0x41 + 10
+            case 0x61...0x66: b - 0x61 + 10
+            default: nil
+            }
+        }
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The change-log name a `changes/…` member was written for (``changesMember(name:)`` reversed).
+    static func changeLogName(ofMember path: String) -> String {
+        let pieces = path.split(separator: "/").dropFirst()
+        return pieces.map { decodeComponent(String($0)) }.joined(separator: "/")
+    }
+
     /// `records/<database>/<zoneName>.ndjson`, with `@<ownerRecordName>` before the extension when
     /// the zone has an owner (shared databases hold zones of the same name from different owners).
     static func recordsMember(database: String, zoneName: String, owner: String?) -> String {

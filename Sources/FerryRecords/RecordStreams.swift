@@ -1,0 +1,48 @@
+import FerryIO
+
+/// What a record reader does with an input it cannot read as a record.
+public enum RecordErrorPolicy {
+    /// Stop at the first bad input and throw its error.
+    case fail
+    /// Skip it: write it verbatim to `rejects` (when given), report it, and go on.
+    case skip(rejects: ByteSink?)
+
+    /// Whether bad inputs are skipped.
+    public var skips: Bool {
+        if case .skip = self { true } else { false }
+    }
+}
+
+/// A stream of records read from one input in some format (NDJSON, XML, an archive).
+///
+/// Every reader streams: memory does not grow with the input. Errors name the input and the
+/// position (line and column, or byte offset) and say what was expected.
+public protocol RecordReader: AnyObject {
+    /// The input's name, for messages.
+    var sourceName: String { get }
+    /// Returns the next record, or `nil` at the end of the input.
+    func next() throws -> Record?
+    /// The 1-based index of the latest record or rejected input.
+    var recordIndex: Int { get }
+    /// Records returned so far.
+    var recordCount: Int { get }
+    /// Inputs rejected under ``RecordErrorPolicy/skip(rejects:)``.
+    var rejectedCount: Int { get }
+    /// Bytes consumed from the input so far (decompressed).
+    var bytesRead: Int { get }
+    /// Called for every input skipped under ``RecordErrorPolicy/skip(rejects:)``.
+    var onReject: ((any Error) -> Void)? { get set }
+}
+
+/// A destination of records in some format. Nothing is visible under the output's final name
+/// until ``finish()`` succeeds.
+public protocol RecordWriter: AnyObject {
+    /// Writes one record.
+    func write(_ record: Record) throws
+    /// Flushes everything and commits the output.
+    func finish() throws
+    /// Records written so far.
+    var recordCount: Int { get }
+    /// Bytes handed to the output so far (before compression).
+    var bytesWritten: Int { get }
+}
