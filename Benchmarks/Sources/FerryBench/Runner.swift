@@ -42,6 +42,8 @@ struct Measurement {
     var task: String
     var tool: String
     var bytes: Int
+    /// Records or events processed per run (0 when not counted).
+    var units: Int = 0
     var samples: [Runner.Result]
 
     var medianSeconds: Double {
@@ -53,13 +55,15 @@ struct Measurement {
 
     var megabytesPerSecond: Double { Double(bytes) / 1e6 / medianSeconds }
 
+    var unitsPerSecond: String { units > 0 ? format(Double(units) / medianSeconds, 0) : "—" }
+
     var line: String {
-        "  \(tool): median \(format(medianSeconds, 2)) s of \(samples.count) (\(samples.map { format($0.seconds, 2) }.joined(separator: ", "))), \(format(megabytesPerSecond, 1)) MB/s, peak RSS \(format(peakRSSMiB, 1)) MiB"
+        "  \(tool): median \(format(medianSeconds, 2)) s of \(samples.count) (\(samples.map { format($0.seconds, 2) }.joined(separator: ", "))), \(format(megabytesPerSecond, 1)) MB/s, \(unitsPerSecond) units/s, peak RSS \(format(peakRSSMiB, 1)) MiB"
     }
 
-    static let markdownHeader = "| task | tool | median s | MB/s | peak RSS MiB |\n|---|---|---:|---:|---:|"
+    static let markdownHeader = "| task | tool | median s | MB/s | units/s | peak RSS MiB |\n|---|---|---:|---:|---:|---:|"
     var markdownRow: String {
-        "| \(task) | \(tool) | \(format(medianSeconds, 2)) | \(format(megabytesPerSecond, 1)) | \(format(peakRSSMiB, 1)) |"
+        "| \(task) | \(tool) | \(format(medianSeconds, 2)) | \(format(megabytesPerSecond, 1)) | \(unitsPerSecond) | \(format(peakRSSMiB, 1)) |"
     }
 }
 

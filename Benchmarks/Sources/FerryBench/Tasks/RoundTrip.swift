@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// NDJSON parse → model → serialize on one core, against the orjson loop and jq.
+@MainActor func roundTripTask() {
+    let input = Bench.ensureData("records.ndjson", count: 1_000_000)
+    let size = fileSize(input)
+    let out = Bench.data + "/out.ndjson"
+    print("\n== parse + serialize, \(size / 1_000_000) MB, 1M records, one core (taskset -c 0)")
+    Bench.warm(input)
+    Bench.measure("roundtrip", "ferry convert", bytes: size, units: 1_000_000,
+                  ["taskset", "-c", "0", Bench.ferry, "convert", input, out, "--quiet"])
+    Bench.measure("roundtrip", "python orjson loop", bytes: size, units: 1_000_000,
+                  ["taskset", "-c", "0", "python3", Bench.shared + "/peers/roundtrip_orjson.py", input, out])
+    Bench.measure("roundtrip", "jq -c .", bytes: size, units: 1_000_000, ["taskset -c 0 jq -c . '\(input)' > '\(out)'"], shell: true)
+    unlink(out)
+    Bench.ratio("roundtrip", "ferry convert", over: "python orjson loop")
+    Bench.ratio("roundtrip", "ferry convert", over: "jq -c .")
+}
+
+/// Peak RSS of a conversion at 100k and 1M records: it must not grow with the input.
+@MainActor func rssTask() {
+    let small = Bench.ensureData("records-100k.ndjson", count: 100_000)
+    let large = Bench.ensureData("records.ndjson", count: 1_000_000)
+    print("\n== peak RSS as input grows")
+    Bench.measure("rss-100k", "ferry convert 100k", bytes: fileSize(small), units: 100_000,
+                  [Bench.ferry, "convert", small, Bench.data + "/o.ndjson", "--quiet"])
+    Bench.measure("rss-1m", "ferry convert 1M", bytes: fileSize(large), units: 1_000_000,
+                  [Bench.ferry, "convert", large, Bench.data + "/o.ndjson", "--quiet"])
+    unlink(Bench.data + "/o.ndjson")
+}
