@@ -1,12 +1,40 @@
 // swift-tools-version:6.2
 // Ferry's benchmarks: a separate package so the main build stays light.
 // Runs Ferry and the peer tools on the same data in the same run and prints medians and ratios.
+//
+//   swift build -c release                                   # the ferry binary, at the root
+//   swift build -c release --package-path Benchmarks         # ferry-bench and its helpers
+//   Benchmarks/.build/release/ferry-bench [TASK ...]         # or `all`
 import PackageDescription
 
 let package = Package(
     name: "FerryBenchmarks",
+    dependencies: [
+        .package(name: "Ferry", path: ".."),
+    ],
     targets: [
+        // The driver: spawns Ferry and the peers, prints medians, ratios and peak RSS.
         .executableTarget(name: "ferry-bench", path: "Sources/FerryBench"),
+        // Ferry's gzip streams as a command, so they are timed as processes like pigz and gzip.
+        .executableTarget(
+            name: "ferry-gzip",
+            dependencies: [
+                .product(name: "FerryCompression", package: "Ferry"),
+                .product(name: "FerryIO", package: "Ferry"),
+            ],
+            path: "Sources/FerryGzip"
+        ),
+        // In-process measurements: compiled-filter evaluations per second, decode/encode split.
+        .executableTarget(
+            name: "ferry-micro",
+            dependencies: [
+                .product(name: "FerryRecords", package: "Ferry"),
+                .product(name: "FerryNDJSON", package: "Ferry"),
+                .product(name: "FerryPredicate", package: "Ferry"),
+                .product(name: "FerryIO", package: "Ferry"),
+            ],
+            path: "Sources/FerryMicro"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

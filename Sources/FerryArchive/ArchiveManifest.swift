@@ -43,6 +43,15 @@ public struct ArchiveManifest: Hashable, Sendable {
         /// Field name → type tag (`STRING`, `INT64_LIST`, …) → how many records had it with that type.
         public var fields: [String: [String: Int]]
 
+        /// Adds `record` (when it has a type) to the schema `schema`, keyed by record type.
+        public static func add(_ record: Record, to schema: inout [String: RecordTypeSchema]) {
+            guard let type = record.recordType else { return }
+            schema[type, default: RecordTypeSchema()].recordCount += 1
+            for entry in record.fields ?? RecordFields() {
+                schema[type]!.fields[entry.name, default: [:]][entry.field.effectiveType.rawValue, default: 0] += 1
+            }
+        }
+
         /// Creates a schema entry.
         public init(recordCount: Int = 0, fields: [String: [String: Int]] = [:]) {
             self.recordCount = recordCount

@@ -115,10 +115,7 @@ public final class ArchiveWriter {
         zones[index].zone.recordCount += 1
         guard let type = record.recordType else { return }
         zones[index].zone.recordTypeCounts[type, default: 0] += 1
-        schema[type, default: ArchiveManifest.RecordTypeSchema()].recordCount += 1
-        for entry in record.fields ?? RecordFields() {
-            schema[type]!.fields[entry.name, default: [:]][entry.field.effectiveType.rawValue, default: 0] += 1
-        }
+        ArchiveManifest.RecordTypeSchema.add(record, to: &schema)
     }
 
     /// Makes sure `zoneID` appears in the archive even when it has no records.

@@ -115,12 +115,7 @@ struct Convert: ParsableCommand {
         if maxLineBytes < 1 {
             throw ValidationError("--max-line-bytes expects a positive number")
         }
-        if paths.dropLast().filter({ $0 == "-" }).count > 1 {
-            throw ValidationError("standard input (-) can be read only once")
-        }
-        for input in paths.dropLast() where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
-            throw ValidationError("no such input: \(input)")
-        }
+        try checkInputsExist(Array(paths.dropLast()))
     }
 
     func run() throws {
@@ -193,9 +188,8 @@ struct Convert: ParsableCommand {
                     StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
                 }
             }
-            var readerRecords: Int {
-                reader.recordCount + ((reader as? NDJSONReader)?.prefilteredCount ?? 0)
-            }
+            let ndjsonReader = reader as? NDJSONReader
+            var readerRecords: Int { reader.recordCount + (ndjsonReader?.prefilteredCount ?? 0) }
             defer {
                 stats.recordsIn += readerRecords
                 stats.rejected += reader.rejectedCount
@@ -228,7 +222,9 @@ struct Convert: ParsableCommand {
                 } else if try !emit(record) {
                     break inputLoop
                 }
-                progress.update(records: readerRecords + stats.recordsIn, bytes: reader.bytesRead + stats.bytesIn, clock: clock)
+                if progress.isEnabled {
+                    progress.update(records: readerRecords + stats.recordsIn, bytes: reader.bytesRead + stats.bytesIn, clock: clock)
+                }
             }
             if let archiveInput, let archiveOutput = output.archive {
                 try ArchiveCarryOver.finish(from: archiveInput, into: archiveOutput)

@@ -52,6 +52,13 @@ struct RecordInputOptions {
 /// else NDJSON.
 func openRecordReader(_ path: String, options: RecordInputOptions) throws -> any RecordReader {
     let input = try ArchiveDetection.openInput(try InputFile(path: path))
+    return try openRecordReader(input.source, name: path, options: options, isArchive: input.isArchive)
+}
+
+/// Opens an already decompressed input (from ``ArchiveDetection/openInput(_:configuration:)``).
+func openRecordReader(_ source: any ByteSource, name path: String, options: RecordInputOptions,
+                      isArchive: Bool = false) throws -> any RecordReader {
+    let input = (source: source, isArchive: isArchive)
     var format = options.format
     if format == nil {
         format = input.isArchive ? .archive : try sniffFormat(input.source)
@@ -154,5 +161,16 @@ func dataFailure(_ error: any Error) -> any Error {
     switch error {
     case is CommandFailure, is ValidationError, is ExitCode, is CleanExit: error
     default: CommandFailure(message: String(describing: error))
+    }
+}
+
+/// Usage error unless every input (other than `-`) is an existing file or folder, and `-` is
+/// named at most once.
+func checkInputsExist(_ inputs: [String]) throws {
+    if inputs.filter({ $0 == "-" }).count > 1 {
+        throw ValidationError("standard input (-) can be read only once")
+    }
+    for input in inputs where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
+        throw ValidationError("no such input: \(input)")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryArchive
 import FerryCompression
 import FerryIO
 import FerryNDJSON
@@ -10,10 +11,13 @@ struct Inspect: ParsableCommand {
         abstract: "Show what records a dataset holds: zones, types, fields, time span, size.",
         discussion: """
         Counts records per zone and type, lists every field with the types it was seen with and how
-        often it occurs, the time span of created and modified, and the bytes read.
+        often it occurs, the time span of created and modified, and the bytes read. Inputs may be
+        NDJSON, XML or gzip-compressed; for an archive, its manifest is shown (zones, counts,
+        change tokens, schema, members) without reading its records — `ferry verify` checks them.
 
         Examples:
           ferry inspect Samples/chat.ndjson
+          ferry inspect backup.tar.gz            # an archive: what its manifest says
           ferry inspect export.ndjson --json | jq '.fields[] | select(.types | length > 1)'
         """
     )
@@ -32,38 +36,95 @@ struct Inspect: ParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("expected at least one INPUT") }
-        for input in inputs where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
-            throw ValidationError("no such input: \(input)")
-        }
+        try checkInputsExist(inputs)
     }
 
     func run() throws {
         var summary = DatasetSummary()
+        var manifests: [(String, ArchiveManifest)] = []
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
             for path in try expandInputs(inputs) {
-                let reader = NDJSONReader(source: try Compression.openInput(try InputFile(path: path)),
-                                          policy: onError == .skip ? .skip(rejects: nil) : .fail)
+                let input = try ArchiveDetection.openInput(try InputFile(path: path))
+                if input.isArchive {
+                    // An archive describes itself: its manifest is read, not its records.
+                    manifests.append((path, try ArchiveReader(source: input.source).manifest))
+                    continue
+                }
+                let reader = try openRecordReader(input.source, name: path, options: RecordInputOptions(
+                    policy: onError == .skip ? .skip(rejects: nil) : .fail))
                 while let record = try reader.next() {
                     summary.add(record)
-                    progress.update(records: summary.records, bytes: summary.bytes + reader.bytesRead, clock: clock)
+                    if progress.isEnabled {
+                        progress.update(records: summary.records, bytes: summary.bytes + reader.bytesRead, clock: clock)
+                    }
                 }
                 summary.bytes += reader.bytesRead
                 summary.rejected += reader.rejectedCount
             }
-        } catch let error as RecordFormatError {
+        } catch {
             progress.clear()
-            throw CommandFailure(message: error.description)
-        } catch let error as FerryIOError {
-            progress.clear()
-            throw CommandFailure(message: error.description)
-        } catch let error as CompressionError {
-            progress.clear()
-            throw CommandFailure(message: error.description)
+            throw dataFailure(error)
         }
         progress.clear()
-        print(json ? summary.json : summary.text, terminator: "")
+        let showRecords = summary.records > 0 || summary.rejected > 0 || manifests.isEmpty
+        if json {
+            if manifests.isEmpty {
+                print(summary.json, terminator: "")
+            } else {
+                // One JSON document: the archives' manifests and, when other inputs were given, their summary.
+                var object = JSONObject()
+                object.append(key: "archives", value: .array(manifests.map { path, manifest in
+                    .object(["path": .string(path), "manifest": manifest.jsonValue])
+                }))
+                if showRecords, let records = try? JSONValue(parsing: summary.json) {
+                    object.append(key: "records", value: records)
+                }
+                var out = JSONOutput()
+                out.appendValue(.object(object))
+                print(String(decoding: out.bytes, as: UTF8.self))
+            }
+        } else {
+            var parts = manifests.map { ManifestSummary(path: $0.0, manifest: $0.1).text }
+            if showRecords { parts.append(summary.text) }
+            print(parts.joined(separator: "\n"), terminator: "")
+        }
+    }
+}
+
+/// The text `inspect` prints for an archive: what its manifest says.
+struct ManifestSummary {
+    var path: String
+    var manifest: ArchiveManifest
+
+    var text: String {
+        var lines: [String] = []
+        let bytes = manifest.members.reduce(0) { $0 + $1.size }
+        let assets = manifest.members.filter { $0.kind == .asset }
+        let logs = manifest.members.filter { $0.kind == .changes }
+        lines.append("\(path): Ferry archive, format \(manifest.formatVersion), written \(isoDate(manifest.createdAt)) by Ferry \(manifest.ferryVersion)")
+        lines.append("\(manifest.recordCount) records in \(manifest.zones.count) zones, \(assets.count) assets, "
+                     + "\(logs.count) change logs, \(manifest.members.count) members, \(bytes) bytes uncompressed")
+        lines.append("")
+        var rows = [["DATABASE", "ZONE", "OWNER", "RECORDS", "TYPES", "CHANGE TOKEN"]]
+        for zone in manifest.zones {
+            let types = zone.recordTypeCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            rows.append([zone.database, zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "-", String(zone.recordCount),
+                         types.isEmpty ? "-" : types, zone.changeToken ?? "-"])
+        }
+        lines.append(contentsOf: table(rows))
+        if !manifest.schema.isEmpty {
+            lines.append("")
+            var schemaRows = [["TYPE", "FIELD", "TYPES"]]
+            for (type, entry) in manifest.schema.sorted(by: { $0.key < $1.key }) {
+                for (field, types) in entry.fields.sorted(by: { $0.key < $1.key }) {
+                    schemaRows.append([type, field, types.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")])
+                }
+            }
+            lines.append(contentsOf: table(schemaRows))
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 }
 

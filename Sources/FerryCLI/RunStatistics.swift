@@ -69,12 +69,17 @@ struct Stopwatch {
 final class Progress {
     private let enabled: Bool
     private var last = 0.0
+    private var calls = 0
+
+    /// Whether progress is shown at all (callers skip computing figures when not).
+    var isEnabled: Bool { enabled }
     private var shown = false
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(records: Int, bytes: Int, clock: Stopwatch) {
-        guard enabled, records & 0x3FF == 0 else { return }
+        calls &+= 1
+        guard enabled, calls & 0x3FF == 0 else { return }
         let now = clock.seconds
         guard now - last >= 0.25 else { return }
         last = now

@@ -37,16 +37,25 @@ public struct RecordFilter: Sendable {
     ///
     /// - Throws: ``PredicateError`` with code `.evaluation` (unlike types, unbound variable…).
     public func matches(_ record: Record, variables: [String: JSONValue] = [:]) throws(PredicateError) -> Bool {
-        let context = EvaluationContext(record: record, root: .null, variables: variables.mapValues(RuntimeValue.init))
-        return try function(context)
+        let bindings = variables.isEmpty ? [:] : variables.mapValues(RuntimeValue.init)
+        let context = EvaluationContext(isRecord: true, root: .null, variables: bindings)
+        return try withUnsafePointer(to: record) { (recordPointer) throws(PredicateError) -> Bool in
+            try withUnsafePointer(to: context) { (contextPointer) throws(PredicateError) -> Bool in
+                try function(recordPointer, contextPointer)
+            }
+        }
     }
 
     /// Whether a JSON value satisfies the predicate; key paths walk nested objects. Typed
     /// objects (`{"$date": …}`, `{"$reference": …}`, `{"$location": […]}`) are read as dates,
     /// references and locations.
     public func evaluate(_ object: JSONValue, variables: [String: JSONValue] = [:]) throws(PredicateError) -> Bool {
-        let context = EvaluationContext(record: nil, root: RuntimeValue(object), variables: variables.mapValues(RuntimeValue.init))
-        return try function(context)
+        let context = EvaluationContext(isRecord: false, root: RuntimeValue(object), variables: variables.mapValues(RuntimeValue.init))
+        return try withUnsafePointer(to: EvaluationContext.placeholder) { (recordPointer) throws(PredicateError) -> Bool in
+            try withUnsafePointer(to: context) { (contextPointer) throws(PredicateError) -> Bool in
+                try function(recordPointer, contextPointer)
+            }
+        }
     }
 }
 

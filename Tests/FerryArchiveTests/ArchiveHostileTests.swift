@@ -30,6 +30,16 @@ extra = {
     'fifo': [entry('records/fifo', tarfile.FIFOTYPE)],
     'unlisted': [entry('assets/unlisted', data=b'x')],
 }.get(case, [])
+if case == 'schema':
+    manifest = json.loads(members[0][1])
+    kind = sorted(manifest['schema'])[0]
+    field = sorted(manifest['schema'][kind]['fields'])[0]
+    tag = sorted(manifest['schema'][kind]['fields'][field])[0]
+    manifest['schema'][kind]['fields'][field][tag] += 1
+    data = json.dumps(manifest).encode()
+    info = tarfile.TarInfo('manifest.json'); info.size = len(data)
+    members[0] = (info, data)
+    print(kind + '.' + field)
 if case == 'bomb':
     zeros = bytes(40 << 20)
     manifest = json.loads(members[0][1])
@@ -169,6 +179,20 @@ struct ArchiveHostileTests {
         #expect(error.code == .truncated, "\(error)")
         #expect(error.member != nil && (error.offset ?? 0) > 0, "\(error)")
         #expect(throws: ArchiveError.self) { try ArchiveVerifier().verify(path: archive) }
+    }
+
+    @Test("A manifest whose field schema disagrees with the records fails verification")
+    func schemaMismatch() throws {
+        let scratch = try ScratchDirectory()
+        let (archive, field) = try Self.hostile("schema", in: scratch)
+        do {
+            _ = try ArchiveVerifier().verify(path: archive)
+            Issue.record("expected verification to fail")
+        } catch let failure as ArchiveError {
+            #expect(failure.code == .countMismatch)
+            #expect(failure.member == "manifest.json")
+            #expect(failure.description.contains(field), "\(failure)")
+        }
     }
 
     @Test("A flipped byte in a member is a checksum mismatch naming that member")

@@ -25,11 +25,7 @@ func write(_ text: String, to path: String) throws {
 
 /// Runs the built `ferry` binary with standard input, returning exit code, stdout and stderr.
 func runBinary(_ arguments: [String], stdin: String = "") throws -> (Int32, String, String) {
-    let root = samplesDirectory().replacingOccurrences(of: "/Samples", with: "")
-    let candidates = [root + "/.build/debug/ferry", root + "/.build/release/ferry"]
-    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw CommandFailure(message: "ferry binary not built at \(candidates)")
-    }
+    let binary = try ferryBinary()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments

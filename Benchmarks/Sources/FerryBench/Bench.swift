@@ -15,6 +15,14 @@ import Darwin
     static var results: [Measurement] = []
     static var ratios: [String] = []
 
+    /// A helper executable of this package (`ferry-gzip`, `ferry-micro`), built by
+    /// `swift build -c release --package-path Benchmarks`.
+    static func helper(_ name: String) -> String {
+        let path = repository + "/Benchmarks/.build/release/" + name
+        if access(path, X_OK) != 0 { fatal("\(path) is missing: run `swift build -c release --package-path Benchmarks`") }
+        return path
+    }
+
     /// The generated data file `name` in DATA, made with the shared generator when missing.
     static func ensureData(_ name: String, count: Int, changes: Bool = false) -> String {
         let path = data + "/" + name

@@ -18,6 +18,9 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("roundtrip", roundTripTask),
     ("rss", rssTask),
     ("filter", filterTask),
+    ("evaluations", evaluationsTask),
+    ("compress", compressTask),
+    ("decompress", decompressTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

@@ -4,37 +4,37 @@ import FerryRecords
 /// functions looked up.
 struct ExpressionCompiler {
     func compile(_ expression: PredicateExpression) throws(PredicateError) -> ValueFunction {
-        if let constant = RuntimeValue(constant: expression) { return { _ in constant } }
+        if let constant = RuntimeValue(constant: expression) { return { _, _ in constant } }
         switch expression {
         case .string, .integer, .double, .null, .date, .reference, .location:
             throw PredicateError.evaluation("unreachable constant")
         case .aggregate(let items):
             let parts = try items.map { (item) throws(PredicateError) in try compile(item) }
-            return { context throws(PredicateError) in
+            return { record, context throws(PredicateError) in
                 var values: [RuntimeValue] = []
                 values.reserveCapacity(parts.count)
-                for part in parts { values.append(try part(context)) }
+                for part in parts { values.append(try part(record, context)) }
                 return .array(values)
             }
         case .evaluatedObject:
-            return { context in context.evaluatedObject }
+            return { record, context in context.pointee.evaluatedObject(record.pointee) }
         case .keyPath(let components):
             return try compileKeyPath(components)
         case .member(let base, let components):
             let baseFunction = try compile(base)
             let walk = try KeyPathWalk(components)
-            return { context throws(PredicateError) in try walk.apply(to: baseFunction(context)) }
+            return { record, context throws(PredicateError) in try walk.apply(to: baseFunction(record, context)) }
         case .index(let base, let index):
             let baseFunction = try compile(base)
             let indexFunction: ValueFunction?
             if case .expression(let inner) = index { indexFunction = try compile(inner) } else { indexFunction = nil }
-            return { context throws(PredicateError) in
-                let value = try baseFunction(context)
-                return try Self.element(value, index, indexFunction.map { (f) throws(PredicateError) in try f(context) })
+            return { record, context throws(PredicateError) in
+                let value = try baseFunction(record, context)
+                return try Self.element(value, index, indexFunction.map { (f) throws(PredicateError) in try f(record, context) })
             }
         case .variable(let name):
-            return { context throws(PredicateError) in
-                guard let value = context.variables[name] else {
+            return { record, context throws(PredicateError) in
+                guard let value = context.pointee.variables[name] else {
                     throw PredicateError.evaluation("the variable $\(name) is not bound")
                 }
                 return value
@@ -46,69 +46,71 @@ struct ExpressionCompiler {
                                  expected: "a format argument for \(text)", found: "none")
         case .arithmetic(let op, let left, let right):
             let l = try compile(left), r = try compile(right)
-            return { context throws(PredicateError) in try Arithmetic.apply(op, l(context), r(context)) }
+            return { record, context throws(PredicateError) in try Arithmetic.apply(op, l(record, context), r(record, context)) }
         case .negation(let operand):
             let inner = try compile(operand)
-            return { context throws(PredicateError) in try Arithmetic.negate(inner(context)) }
+            return { record, context throws(PredicateError) in try Arithmetic.negate(inner(record, context)) }
         case .function(let name, let arguments):
             let function = try BuiltinFunction(name: name, arity: arguments.count)
             let parts = try arguments.map { (item) throws(PredicateError) in try compile(item) }
-            return { context throws(PredicateError) in
+            return { record, context throws(PredicateError) in
                 var values: [RuntimeValue] = []
-                for part in parts { values.append(try part(context)) }
+                for part in parts { values.append(try part(record, context)) }
                 return try function.call(values)
             }
         case .method(let receiver, let selector, let arguments):
             let target = try compile(receiver)
             let parts = try arguments.map { (item) throws(PredicateError) in try compile(item) }
             let method = try BuiltinFunction(method: selector, arity: arguments.count)
-            return { context throws(PredicateError) in
-                var values = [try target(context)]
-                for part in parts { values.append(try part(context)) }
+            return { record, context throws(PredicateError) in
+                var values = [try target(record, context)]
+                for part in parts { values.append(try part(record, context)) }
                 return try method.call(values)
             }
         case .subquery(let collection, let variable, let predicate):
             let source = try compile(collection)
             let condition = try PredicateCompiler().compile(predicate)
-            return { context throws(PredicateError) in
-                let value = try source(context)
+            return { record, context throws(PredicateError) in
+                let value = try source(record, context)
                 if value.isNull { return .array([]) }
                 guard let items = value.elements else {
                     throw PredicateError.evaluation("expected a collection as the SUBQUERY source, found \(value.kindName)")
                 }
-                var inner = context
+                var inner = context.pointee
                 var kept: [RuntimeValue] = []
                 for item in items {
                     inner.variables[variable] = item
-                    if try condition(inner) { kept.append(item) }
+                    if try withUnsafePointer(to: inner, { (pointer) throws(PredicateError) -> Bool in try condition(record, pointer) }) {
+                        kept.append(item)
+                    }
                 }
                 return .array(kept)
             }
         case .ternary(let condition, let then, let otherwise):
             let test = try PredicateCompiler().compile(condition)
             let a = try compile(then), b = try compile(otherwise)
-            return { context throws(PredicateError) in try test(context) ? a(context) : b(context) }
+            return { record, context throws(PredicateError) in try test(record, context) ? a(record, context) : b(record, context) }
         case .cast(let value, let type):
             let inner = try compile(value)
-            return { context throws(PredicateError) in try Arithmetic.cast(inner(context), to: type) }
+            return { record, context throws(PredicateError) in try Arithmetic.cast(inner(record, context), to: type) }
         }
     }
 
     /// A key path from the evaluated object; the first key is resolved to a system key or field
     /// name now, not per record.
     func compileKeyPath(_ components: [String]) throws(PredicateError) -> ValueFunction {
-        guard let first = components.first else { return { context in context.evaluatedObject } }
+        guard let first = components.first else { return { record, context in context.pointee.evaluatedObject(record.pointee) } }
         if first.hasPrefix("@") {
             let walk = try KeyPathWalk(components)
-            return { context throws(PredicateError) in try walk.apply(to: context.evaluatedObject) }
+            return { record, context throws(PredicateError) in try walk.apply(to: context.pointee.evaluatedObject(record.pointee)) }
         }
         let key = RecordKey(first)
         let rest = Array(components.dropFirst())
         if rest.isEmpty {
-            return { context throws(PredicateError) in try context.value(forRootKey: key, name: first) }
+            return { record, context throws(PredicateError) in try context.pointee.value(forRootKey: key, name: first, record: record.pointee) }
         }
         let walk = try KeyPathWalk(rest)
-        return { context throws(PredicateError) in try walk.apply(to: context.value(forRootKey: key, name: first)) }
+        return { record, context throws(PredicateError) in try walk.apply(to: context.pointee.value(forRootKey: key, name: first, record: record.pointee)) }
     }
 
     static func element(_ value: RuntimeValue, _ index: PredicateIndex, _ key: RuntimeValue?) throws(PredicateError) -> RuntimeValue {

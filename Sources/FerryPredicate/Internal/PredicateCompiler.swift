@@ -6,35 +6,35 @@ struct PredicateCompiler {
     func compile(_ predicate: RecordPredicate) throws(PredicateError) -> BoolFunction {
         switch predicate {
         case .constant(let value):
-            return { _ in value }
+            return { _, _ in value }
         case .comparison(let comparison):
             return try compile(comparison)
         case .and(let operands, _):
             let parts = try operands.map { (operand) throws(PredicateError) in try compile(operand) }
             if parts.count == 2 {
                 let a = parts[0], b = parts[1]
-                return { context throws(PredicateError) in
-                    if !(try a(context)) { return false }
-                    return try b(context)
+                return { record, context throws(PredicateError) in
+                    if !(try a(record, context)) { return false }
+                    return try b(record, context)
                 }
             }
-            return { context throws(PredicateError) in
+            return { record, context throws(PredicateError) in
                 for part in parts {
-                    if !(try part(context)) { return false }
+                    if !(try part(record, context)) { return false }
                 }
                 return true
             }
         case .or(let operands, _):
             let parts = try operands.map { (operand) throws(PredicateError) in try compile(operand) }
-            return { context throws(PredicateError) in
+            return { record, context throws(PredicateError) in
                 for part in parts {
-                    if try part(context) { return true }
+                    if try part(record, context) { return true }
                 }
                 return false
             }
         case .not(let operand, _):
             let inner = try compile(operand)
-            return { context throws(PredicateError) in !(try inner(context)) }
+            return { record, context throws(PredicateError) in !(try inner(record, context)) }
         }
     }
 
@@ -48,9 +48,9 @@ struct PredicateCompiler {
            case .string(let words) = comparison.right {
             let tokens = Set(StringMatching.tokens(StringMatching.fold(words, [.caseInsensitive, .diacriticInsensitive])))
             let prepared = try PreparedOperand(.string(words), operator: op, options: options)
-            return { context throws(PredicateError) in
-                if let record = context.record { return ComparisonSemantics.fullText(record, tokens: tokens) }
-                return try ComparisonSemantics.evaluate(op, context.root, prepared.value, options, prepared: prepared)
+            return { record, context throws(PredicateError) in
+                if context.pointee.isRecord { return ComparisonSemantics.fullText(record.pointee, tokens: tokens) }
+                return try ComparisonSemantics.evaluate(op, context.pointee.root, prepared.value, options, prepared: prepared)
             }
         }
 
@@ -58,7 +58,7 @@ struct PredicateCompiler {
         let constant = RuntimeValue(constant: comparison.right)
         let prepared = try constant.map { (value) throws(PredicateError) in try PreparedOperand(value, operator: op, options: options) }
         let right: ValueFunction
-        if let constant { right = { @Sendable _ in constant } } else { right = try expressions.compile(comparison.right) }
+        if let constant { right = { @Sendable _, _ in constant } } else { right = try expressions.compile(comparison.right) }
 
         if comparison.quantifier == .direct, let prepared,
            case .keyPath(let components) = comparison.left, components.count == 1, !components[0].hasPrefix("@"),
@@ -68,18 +68,18 @@ struct PredicateCompiler {
 
         switch comparison.quantifier {
         case .direct:
-            return { context throws(PredicateError) in
-                try ComparisonSemantics.evaluate(op, left(context), right(context), options, prepared: prepared)
+            return { record, context throws(PredicateError) in
+                try ComparisonSemantics.evaluate(op, left(record, context), right(record, context), options, prepared: prepared)
             }
         case .any, .all:
             let isAll = comparison.quantifier == .all
-            return { context throws(PredicateError) in
-                let value = try left(context)
+            return { record, context throws(PredicateError) in
+                let value = try left(record, context)
                 if value.isNull { return false }
                 guard let items = value.elements else {
                     throw PredicateError.evaluation("expected a collection after \(isAll ? "ALL" : "ANY"), found \(value.kindName)")
                 }
-                let rhs = try right(context)
+                let rhs = try right(record, context)
                 for item in items {
                     let holds = try ComparisonSemantics.evaluate(op, item, rhs, options, prepared: prepared)
                     if isAll && !holds { return false }
@@ -102,15 +102,15 @@ struct PredicateCompiler {
 
         if case .recordType = key, case .string(let wanted) = prepared.value, plainOptions, op == .equalTo || op == .notEqualTo {
             let equal = op == .equalTo
-            return { context throws(PredicateError) in
-                guard let record = context.record else { return try general(context.value(forRootKey: key, name: name)) }
-                return (record.recordType == wanted) == equal
+            return { record, context throws(PredicateError) in
+                guard context.pointee.isRecord else { return try general(context.pointee.value(forRootKey: key, name: name, record: record.pointee)) }
+                return (record.pointee.recordType == wanted) == equal
             }
         }
         guard case .field = key else { return nil }
 
         // The field's value, or nil when absent; `fields` is scanned without building a value.
-        @Sendable @inline(__always) func field(_ record: Record) -> FieldValue? {
+        @Sendable @inline(__always) func field(_ record: borrowing Record) -> FieldValue? {
             guard let fields = record.fields else { return nil }
             for entry in fields.entries where entry.name == name { return entry.field.value }
             return nil
@@ -120,9 +120,9 @@ struct PredicateCompiler {
         case (.contains, .string(let needle)) where options.contains(.caseInsensitive)
             && !options.contains(.diacriticInsensitive) && needle.utf8.allSatisfy({ $0 < 0x80 }):
             let folded = Array((prepared.folded ?? needle).utf8)
-            return { context throws(PredicateError) in
-                guard let record = context.record else { return try general(context.value(forRootKey: key, name: name)) }
-                guard let value = field(record) else { return false }
+            return { record, context throws(PredicateError) in
+                guard context.pointee.isRecord else { return try general(context.pointee.value(forRootKey: key, name: name, record: record.pointee)) }
+                guard let value = field(record.pointee) else { return false }
                 if case .string(let text) = value, let found = StringMatching.asciiContainsFolded(text, needle: folded) {
                     return found
                 }
@@ -130,18 +130,18 @@ struct PredicateCompiler {
             }
         case (.equalTo, .string(let wanted)) where plainOptions, (.notEqualTo, .string(let wanted)) where plainOptions:
             let equal = op == .equalTo
-            return { context throws(PredicateError) in
-                guard let record = context.record else { return try general(context.value(forRootKey: key, name: name)) }
-                guard let value = field(record) else { return !equal }
+            return { record, context throws(PredicateError) in
+                guard context.pointee.isRecord else { return try general(context.pointee.value(forRootKey: key, name: name, record: record.pointee)) }
+                guard let value = field(record.pointee) else { return !equal }
                 if case .string(let text) = value { return (text == wanted) == equal }
                 return try general(RuntimeValue(value))
             }
         case (.equalTo, .integer(let wanted)), (.notEqualTo, .integer(let wanted)), (.lessThan, .integer(let wanted)),
              (.lessThanOrEqualTo, .integer(let wanted)), (.greaterThan, .integer(let wanted)),
              (.greaterThanOrEqualTo, .integer(let wanted)):
-            return { context throws(PredicateError) in
-                guard let record = context.record else { return try general(context.value(forRootKey: key, name: name)) }
-                guard let value = field(record) else { return op == .notEqualTo }
+            return { record, context throws(PredicateError) in
+                guard context.pointee.isRecord else { return try general(context.pointee.value(forRootKey: key, name: name, record: record.pointee)) }
+                guard let value = field(record.pointee) else { return op == .notEqualTo }
                 if case .int64(let v) = value {
                     switch op {
                     case .equalTo: return v == wanted
@@ -155,9 +155,9 @@ struct PredicateCompiler {
                 return try general(RuntimeValue(value))
             }
         default:
-            return { context throws(PredicateError) in
-                guard let record = context.record else { return try general(context.value(forRootKey: key, name: name)) }
-                guard let value = field(record) else { return try general(.null) }
+            return { record, context throws(PredicateError) in
+                guard context.pointee.isRecord else { return try general(context.pointee.value(forRootKey: key, name: name, record: record.pointee)) }
+                guard let value = field(record.pointee) else { return try general(.null) }
                 return try general(RuntimeValue(value))
             }
         }

@@ -29,8 +29,8 @@ enum StringMatching {
     /// answer (the caller then folds and searches in full).
     ///
     /// With an ASCII needle, non-ASCII text can only matter in two ways: a character whose case
-    /// folding produces ASCII letters (ß → ss, ı → i, ſ → s, K → k, ligatures, a few Latin
-    /// Extended letters — treated conservatively by block), or a combining or prepended mark
+    /// folding produces ASCII letters (ß → ss, ı → i, ſ → s, K → k, ligatures: exactly the scalars
+    /// of ``foldsIntoASCII(_:)``), or a combining or prepended mark
     /// glued to a matched character. Without either, matching ASCII bytes case-insensitively is
     /// exactly the folded comparison.
     static func asciiContainsFolded(_ haystack: String, needle: [UInt8]) -> Bool? {
@@ -79,16 +79,13 @@ enum StringMatching {
         }
     }
 
-    /// Whether a scalar's case folding may produce ASCII letters (conservative: whole blocks).
+    /// Whether a scalar's case folding (upper-casing, then lower-casing, as ``fold(_:_:)`` does)
+    /// produces ASCII letters: ß, İ, ı, ŉ, ſ, ǰ, ẖ ẗ ẘ ẙ ẚ, the Kelvin sign and the ligatures
+    /// ﬀ–ﬆ. The list is checked against every Unicode scalar by a test.
     @inline(__always)
     static func foldsIntoASCII(_ scalar: UInt32) -> Bool {
         switch scalar {
-        case 0xDF: return true                // ß → ss
-        case 0x100...0x24F: return true       // Latin Extended-A/B: ı, İ, ſ, ŉ, ǰ, …
-        case 0x1E00...0x1EFF: return true     // Latin Extended Additional: ẖ ẗ ẘ ẙ ẚ ẞ …
-        case 0x2100...0x214F: return true     // Letterlike symbols: K (Kelvin), Å (Ångström), …
-        case 0xFB00...0xFB4F: return true     // ligatures: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ
-        case 0xFF00...0xFFEF: return true     // fullwidth forms (conservative)
+        case 0xDF, 0x130, 0x131, 0x149, 0x17F, 0x1F0, 0x1E96...0x1E9A, 0x212A, 0xFB00...0xFB06: return true
         default: return false
         }
     }

@@ -30,3 +30,11 @@ import Darwin
     Bench.ratio("filter", "ferry convert --where", over: "duckdb read_json typed (2 threads)")
     Bench.ratio("filter", "ferry convert --where", over: "jq select")
 }
+
+/// Compiled-filter evaluations per second on decoded records (in process, no I/O).
+@MainActor func evaluationsTask() {
+    let input = Bench.ensureData("records-100k.ndjson", count: 100_000)
+    print("\n== compiled filter on decoded records")
+    let result = Runner.run([Bench.helper("ferry-micro"), "filter", input])
+    if result.status != 0 { print("  ferry-micro failed: exit \(result.status)") }
+}

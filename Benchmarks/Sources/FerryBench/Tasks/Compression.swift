@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// gzip level 6 on 2 threads against `pigz -6 -p 2` (and `gzip -6` for the size), and
+/// decompression against `gzip -d` and `pigz -d`, on the 1M-record file.
+@MainActor func compressTask() {
+    let input = Bench.ensureData("records.ndjson", count: 1_000_000)
+    let size = fileSize(input)
+    let gzipTool = Bench.helper("ferry-gzip")
+    let out = Bench.data + "/c.gz"
+    print("\n== gzip level 6, \(size / 1_000_000) MB")
+    Bench.warm(input)
+    var sizes: [String: Int] = [:]
+    func run(_ tool: String, _ command: [String], shell: Bool = false) {
+        if Bench.measure("compress", tool, bytes: size, units: 1_000_000, command, shell: shell) != nil {
+            sizes[tool] = fileSize(out)
+        }
+    }
+    run("ferry gzip -6 (2 threads)", [gzipTool, "-c", "-6", "-p", "2", input, out])
+    run("pigz -6 -p 2", ["pigz -6 -p 2 -c '\(input)' > '\(out)'"], shell: true)
+    run("gzip -6", ["gzip -6 -c '\(input)' > '\(out)'"], shell: true)
+    run("ferry convert → .ndjson.gz (parse, serialize, compress)", [Bench.ferry, "convert", input, out + ".ndjson.gz", "--quiet"])
+    unlink(out + ".ndjson.gz")
+    for (tool, bytes) in sizes.sorted(by: { $0.key < $1.key }) where !tool.hasPrefix("ferry convert") {
+        print("  output of \(tool): \(bytes) bytes (\(format(Double(bytes) * 100 / Double(size), 2))% of the input)")
+    }
+    if let ours = sizes["ferry gzip -6 (2 threads)"], let gzip = sizes["gzip -6"] {
+        let line = "size [compress]: ferry's output is \(format(Double(ours) * 100 / Double(gzip) - 100, 2))% larger than gzip -6's"
+        Bench.ratios.append(line)
+        print("  " + line)
+    }
+    Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "pigz -6 -p 2")
+    Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "gzip -6")
+    unlink(out)
+}
+
+@MainActor func decompressTask() {
+    let input = Bench.ensureData("records.ndjson", count: 1_000_000)
+    let size = fileSize(input)
+    let compressed = Bench.data + "/records.ndjson.gz"
+    if access(compressed, R_OK) != 0 {
+        print("preparing \(compressed) with gzip -6 …")
+        _ = Runner.run(["/bin/sh", "-c", "gzip -6 -c '\(input)' > '\(compressed)'"])
+    }
+    let out = Bench.data + "/d.ndjson"
+    print("\n== gzip decompression, \(size / 1_000_000) MB out")
+    Bench.warm(compressed)
+    Bench.measure("decompress", "ferry gunzip", bytes: size, units: 1_000_000, [Bench.helper("ferry-gzip"), "-d", compressed, out])
+    Bench.measure("decompress", "gzip -d", bytes: size, units: 1_000_000, ["gzip -dc '\(compressed)' > '\(out)'"], shell: true)
+    Bench.measure("decompress", "pigz -d", bytes: size, units: 1_000_000, ["pigz -dc '\(compressed)' > '\(out)'"], shell: true)
+    unlink(out)
+    Bench.ratio("decompress", "ferry gunzip", over: "gzip -d")
+    Bench.ratio("decompress", "ferry gunzip", over: "pigz -d")
+}

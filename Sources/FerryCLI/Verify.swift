@@ -1,0 +1,77 @@
+import ArgumentParser
+import FerryArchive
+import FerryIO
+import FerryRecords
+
+/// `ferry verify ARCHIVE...`: checks every member of an archive against its manifest.
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check an archive: every member's size and SHA-256, every zone's record counts.",
+        discussion: """
+        Reads the whole archive without writing anything. Every member must be listed in the
+        manifest and match its size and SHA-256; every records member must hold the counts per
+        record type the manifest gives; nothing unsafe (absolute paths, .., links, devices) and no
+        decompression bomb is accepted. The first problem is reported with the member and the byte
+        offset in the tar stream; exit 1. Exit 0 when the archive is intact.
+
+        Examples:
+          ferry verify backup.tar.gz
+          ferry verify backup.tar.gz --json | jq .records
+          curl -s https://example.com/backup.tgz | ferry verify -
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Archives to verify (- is stdin).", valueName: "ARCHIVE"))
+    var archives: [String] = []
+
+    @Flag(help: "Print one JSON result per archive on stdout.")
+    var json = false
+
+    @Flag(help: "Print nothing on success.")
+    var quiet = false
+
+    func validate() throws {
+        guard !archives.isEmpty else { throw ValidationError("expected at least one ARCHIVE") }
+        try checkInputsExist(archives)
+    }
+
+    func run() throws {
+        var failed: CommandFailure?
+        for path in archives {
+            do {
+                let report = try ArchiveVerifier().verify(try InputFile(path: path))
+                if json {
+                    print(Self.json(path: path, ok: true, members: report.memberCount, records: report.recordCount, error: nil))
+                } else if !quiet {
+                    print("\(path): ok — \(report.memberCount) members, \(report.recordCount) records in "
+                          + "\(report.manifest.zones.count) zones, all checksums and counts match")
+                }
+            } catch {
+                let message = String(describing: error)
+                if json {
+                    print(Self.json(path: path, ok: false, members: nil, records: nil, error: error))
+                }
+                StandardError.write("ferry: \(message)\n")
+                failed = CommandFailure(message: "")
+            }
+        }
+        if let failed { throw failed }
+    }
+
+    private static func json(path: String, ok: Bool, members: Int?, records: Int?, error: (any Error)?) -> String {
+        var object: JSONObject = ["archive": .string(path), "ok": .bool(ok)]
+        if let members { object.append(key: "members", value: .number(JSONNumber(Int64(members)))) }
+        if let records { object.append(key: "records", value: .number(JSONNumber(Int64(records)))) }
+        if let failure = error as? ArchiveError {
+            object.append(key: "code", value: .string(failure.code.rawValue))
+            if let member = failure.member { object.append(key: "member", value: .string(member)) }
+            if let offset = failure.offset { object.append(key: "offset", value: .number(JSONNumber(Int64(offset)))) }
+            object.append(key: "message", value: .string(failure.description))
+        } else if let error {
+            object.append(key: "message", value: .string(String(describing: error)))
+        }
+        var out = JSONOutput(capacity: 512)
+        out.appendValue(.object(object))
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+}
