@@ -68,7 +68,7 @@ struct Convert: ParsableCommand {
     @Option(help: "gzip compression level, 0–9.")
     var level: Int = 6
 
-    @Option(help: "Threads for compression (default: every core).")
+    @Option(help: "Threads for converting NDJSON and for compression (default: every core).")
     var threads: Int?
 
     @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: skip it and go on.")
@@ -142,8 +142,8 @@ struct Convert: ParsableCommand {
             throw dataFailure(error)
         }
         progress.clear()
-        stats.recordsOut = output!.writer.recordCount
-        stats.bytesOut = output!.writer.bytesWritten
+        stats.recordsOut = output!.writer.recordCount + stats.parallelRecordsOut
+        stats.bytesOut = output!.writer.bytesWritten + stats.parallelBytesOut
         stats.seconds = clock.seconds
         report(stats, outputIsStdout: outputPath == "-")
     }
@@ -160,7 +160,25 @@ struct Convert: ParsableCommand {
         var remaining = limit ?? Int.max
         var inputOptions = RecordInputOptions(format: from, maximumLineBytes: maxLineBytes)
         if onError == .skip { inputOptions.policy = .skip(rejects: rejects) }
+        let workerThreads = threads ?? NDJSONParallelConverter.availableCores
+        // NDJSON to NDJSON without sorting runs on every core (see NDJSONParallelConverter).
+        let parallelSink = sorter == nil && workerThreads > 1 ? (writer as? NDJSONWriter) : nil
 
+        /// Type and zone filters, --where and projection: what happens to every record.
+        @Sendable func shape(_ record: inout Record) throws -> Bool {
+            if !typeSet.isEmpty && !typeSet.contains(record.recordType ?? "") { return false }
+            if !zoneSet.isEmpty && !zoneSet.contains(record.zoneName) { return false }
+            if let filter, try !filter.matches(record) { return false }
+            if let keep, var fields = record.fields {
+                fields.entries.removeAll { !keep.contains($0.name) }
+                record.fields = fields
+            }
+            return true
+        }
+        func warn(_ message: String) {
+            evaluationWarnings += 1
+            if !quiet && evaluationWarnings <= 10 { StandardError.write("ferry: skipped: \(message)\n") }
+        }
         func emit(_ record: Record) throws -> Bool {
             guard remaining > 0 else { return false }
             remaining -= 1
@@ -169,15 +187,56 @@ struct Convert: ParsableCommand {
         }
 
         inputLoop: for path in try expandInputs(inputs) {
-            let reader = try openRecordReader(path, options: inputOptions)
+            if remaining == 0 { break }
+            let input = try ArchiveDetection.openInput(try InputFile(path: path))
+            if let parallelSink, !input.isArchive, from == nil || from == .ndjson,
+               let peekable = input.source as? PeekableSource,
+               NDJSONParallelConverter.canConvert(try peekable.peek(1 << 20), maximumDepth: 512) {
+                try parallelSink.flush()
+                let converter = NDJSONParallelConverter(
+                    source: input.source, sink: parallelSink.sink, policy: inputOptions.policy,
+                    prefilter: filter.map(NDJSONPrefilter.init(for:)), transform: shape,
+                    configuration: .init(threads: workerThreads, maximumLineBytes: maxLineBytes))
+                converter.limit = limit == nil ? nil : remaining
+                var warnings = 0
+                converter.onReject = { error in
+                    warnings += 1
+                    if !quiet && warnings <= 10 {
+                        StandardError.write("ferry: skipped: \(error)\n")
+                    } else if !quiet && warnings == 11 {
+                        StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
+                    }
+                }
+                converter.onTransformFailure = { failure in
+                    warn("\(path): record \(failure.recordIndex): cannot evaluate --where: \(Self.message(of: failure.underlying))")
+                }
+                let before = stats
+                converter.onProgress = { current in
+                    progress.update(records: before.recordsIn + current.recordsRead, bytes: before.bytesIn + current.bytesRead, clock: clock)
+                }
+                let result: NDJSONParallelConverter.Statistics
+                do {
+                    result = try converter.run()
+                } catch let failure as NDJSONParallelConverter.TransformFailure {
+                    throw CommandFailure(message: "\(path): record \(failure.recordIndex): cannot evaluate --where: \(Self.message(of: failure.underlying))")
+                }
+                stats.recordsIn += result.recordsRead
+                stats.rejected += result.rejected
+                stats.bytesIn += result.bytesRead
+                stats.parallelRecordsOut += result.recordsWritten
+                stats.parallelBytesOut += result.bytesWritten
+                remaining -= result.recordsWritten
+                continue
+            }
+
+            let reader = try openRecordReader(input.source, name: path, options: inputOptions, isArchive: input.isArchive)
             let archiveInput = reader as? ArchiveRecordReader
             if let archiveInput, let archiveOutput = output.archive {
                 ArchiveCarryOver.begin(from: archiveInput, into: archiveOutput)
             }
-            if let filter, let selection = filter.predicate.fieldSelection, let ndjson = reader as? NDJSONReader {
-                // Decide on a partial decode; evaluation errors fall through to the full path,
-                // which reports them.
-                ndjson.prefilter = (selection, { record in (try? filter.matches(record)) ?? true })
+            let ndjsonReader = reader as? NDJSONReader
+            if let filter, let ndjsonReader {
+                ndjsonReader.prefilter = NDJSONPrefilter(for: filter)
             }
             var warnings = 0
             reader.onReject = { error in
@@ -188,7 +247,6 @@ struct Convert: ParsableCommand {
                     StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
                 }
             }
-            let ndjsonReader = reader as? NDJSONReader
             var readerRecords: Int { reader.recordCount + (ndjsonReader?.prefilteredCount ?? 0) }
             defer {
                 stats.recordsIn += readerRecords
@@ -196,22 +254,13 @@ struct Convert: ParsableCommand {
                 stats.bytesIn += reader.bytesRead
             }
             while var record = try reader.next() {
-                if !typeSet.isEmpty && !typeSet.contains(record.recordType ?? "") { continue }
-                if !zoneSet.isEmpty && !zoneSet.contains(record.zoneName) { continue }
-                if let filter {
-                    do {
-                        if try !filter.matches(record) { continue }
-                    } catch {
-                        let message = "\(path): record \(reader.recordIndex): cannot evaluate --where: \(error.message)"
-                        if onError == .fail { throw CommandFailure(message: message) }
-                        evaluationWarnings += 1
-                        if !quiet && evaluationWarnings <= 10 { StandardError.write("ferry: skipped: \(message)\n") }
-                        continue
-                    }
-                }
-                if let keep, var fields = record.fields {
-                    fields.entries.removeAll { !keep.contains($0.name) }
-                    record.fields = fields
+                do {
+                    guard try shape(&record) else { continue }
+                } catch {
+                    let message = "\(path): record \(reader.recordIndex): cannot evaluate --where: \(Self.message(of: error))"
+                    if onError == .fail { throw CommandFailure(message: message) }
+                    warn(message)
+                    continue
                 }
                 if let sorter {
                     try sorter.add(record)
@@ -231,6 +280,11 @@ struct Convert: ParsableCommand {
             }
         }
         if let sorter { try sorter.finish(emit) }
+    }
+
+    /// The message of a predicate evaluation error, or the error's description.
+    static func message(of error: any Error) -> String {
+        (error as? PredicateError)?.message ?? String(describing: error)
     }
 
     private func report(_ stats: RunStatistics, outputIsStdout: Bool) {
@@ -266,5 +320,21 @@ extension String {
         while s.first == " " { s = s.dropFirst() }
         while s.last == " " { s = s.dropLast() }
         return String(s)
+    }
+}
+
+extension NDJSONPrefilter {
+    /// The prefilter for `--where`: the predicate's literals on raw lines, then a decode of only
+    /// the fields it reads. Evaluation errors let the record through to the full decode, which
+    /// reports them.
+    init(for filter: RecordFilter) {
+        self.init()
+        if let literals = filter.literals {
+            mightMatch = { line in literals.mightMatch(line) }
+        }
+        if let selection = filter.fieldSelection {
+            self.selection = selection
+            accepts = { record in (try? filter.matches(record)) ?? true }
+        }
     }
 }

@@ -16,6 +16,9 @@ struct RunStatistics {
     var bytesIn = 0
     var bytesOut = 0
     var seconds = 0.0
+    /// Records and bytes written by the parallel NDJSON path (not counted by the writer).
+    var parallelRecordsOut = 0
+    var parallelBytesOut = 0
 
     var megabytesPerSecond: Double { seconds > 0 ? Double(bytesIn) / 1e6 / seconds : 0 }
 

@@ -52,10 +52,9 @@ public final class NDJSONReader: RecordReader {
     /// Called for every input skipped under ``ErrorPolicy/skip`` (for warnings on stderr).
     public var onReject: ((any Error) -> Void)?
 
-    /// A cheap first look at each record line: only the selected parts are decoded and `accepts`
-    /// decides; lines it refuses are skipped without a full decode (their JSON structure is still
-    /// checked). Lines it accepts, and lines the partial decode cannot read, are decoded fully.
-    public var prefilter: (selection: FieldSelection, accepts: (Record) -> Bool)?
+    /// A cheap first look at each record line (see ``NDJSONPrefilter``): lines it refuses are
+    /// dropped without a full decode. Set it before the first ``next()``.
+    public var prefilter: NDJSONPrefilter?
 
     /// Record lines skipped by the prefilter.
     public private(set) var prefilteredCount = 0
@@ -66,13 +65,24 @@ public final class NDJSONReader: RecordReader {
     private var end = 0 // end of valid bytes
     private var scanFrom = 0 // where to resume the newline search
     private var isEOF = false
-    private var lineNumber = 0
+    /// The 1-based line the latest record came from (line mode).
+    public private(set) var lineNumber = 0
     private var isFirstLine = true
-    private var pending: [Record] = []
+    /// Records and rejects of the current line (or document) after the first, in input order.
+    private var pending: [Pending] = []
     private var pendingIndex = 0
+    /// Items (records, drops, rejects) decoded so far; each item's index is its count.
+    private var itemCount = 0
+
+    private enum Pending {
+        case record(Record, index: Int)
+        /// A located error and the bytes for the rejects file.
+        case reject(RecordFormatError, raw: [UInt8])
+    }
     private var documentMode = false
 
-    /// Records returned so far plus inputs rejected (the index of the last record seen).
+    /// The 1-based index, among records and rejected inputs, of the record returned last (or of
+    /// the input rejected last).
     public private(set) var recordIndex = 0
     /// Records returned so far.
     public private(set) var recordCount = 0
@@ -98,15 +108,22 @@ public final class NDJSONReader: RecordReader {
     /// Returns the next record, or `nil` at the end of the input.
     public func next() throws -> Record? {
         while true {
-            if pendingIndex < pending.count {
-                let record = pending[pendingIndex]
+            while pendingIndex < pending.count {
+                let item = pending[pendingIndex]
                 pendingIndex += 1
                 if pendingIndex == pending.count {
                     pending.removeAll(keepingCapacity: true)
                     pendingIndex = 0
                 }
-                recordCount += 1
-                return record
+                switch item {
+                case .record(let record, let index):
+                    recordIndex = index
+                    recordCount += 1
+                    return record
+                case .reject(let error, let raw):
+                    recordIndex = error.recordIndex ?? recordIndex
+                    try raw.withUnsafeBytes { try handle(error, raw: $0) }
+                }
             }
             if documentMode { return nil }
             guard let (lineStart, lineEnd) = try nextLine() else { return nil }
@@ -127,125 +144,56 @@ public final class NDJSONReader: RecordReader {
                 }
             }
             let line = UnsafeRawBufferPointer(start: buffer + contentStart, count: contentEnd - contentStart)
-            if isBlank(line) { continue }
-            if let record = try decodeLine(line, rawLine: UnsafeRawBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart)) {
+            if NDJSONLineDecoder.isBlank(line) { continue }
+            if let (record, index) = try decodeLine(line, rawLine: UnsafeRawBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart)) {
+                recordIndex = index
                 recordCount += 1
                 return record
             }
         }
     }
 
-    private func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
-        for b in line where b != 0x20 && b != 0x09 && b != 0x0D { return false }
-        return true
-    }
-
     // MARK: Decoding
 
-    /// Decodes one line: a record is returned; response entries are queued; rejects are handled.
-    private func decodeLine(_ line: UnsafeRawBufferPointer, rawLine: UnsafeRawBufferPointer) throws -> Record? {
-        let config = RecordJSON.Configuration(maximumDepth: configuration.maximumDepth)
-        // Fast path: a plain record dictionary.
-        var first: UInt8 = 0
-        for b in line where b != 0x20 && b != 0x09 {
-            first = b
-            break
-        }
-        if first == UInt8(ascii: "[") {
-            return try decodeArrayLine(line, rawLine: rawLine, config: config)
-        }
-        recordIndex += 1
-        if let prefilter, first == UInt8(ascii: "{"),
-           let partial = try? RecordJSON.decodeRecord(line, selecting: prefilter.selection, configuration: config),
-           !prefilter.accepts(partial) {
-            prefilteredCount += 1
-            return nil
-        }
-        let document: RecordDocument
-        do {
-            document = try RecordJSON.decodeDocument(line, configuration: config)
-        } catch {
-            try reject(error, in: line, lineBase: 0, raw: rawLine)
-            return nil
-        }
-        return try take(document, line: line, lineBase: 0, raw: rawLine)
-    }
-
-    private func decodeArrayLine(_ line: UnsafeRawBufferPointer, rawLine: UnsafeRawBufferPointer,
-                                 config: RecordJSON.Configuration) throws -> Record? {
-        // A JSON array of documents on one line: decode it whole (it is bounded by the line limit).
-        recordIndex += 1
-        let value: JSONValue
-        do {
-            value = try RecordJSON.parseValue(line, configuration: config)
-        } catch {
-            try reject(error, in: line, lineBase: 0, raw: rawLine)
-            return nil
-        }
-        recordIndex -= 1
-        guard case .array(let items) = value else { return nil }
-        for item in items {
-            recordIndex += 1
-            var out = JSONOutput(capacity: 4096)
-            out.appendValue(item)
-            let document: RecordDocument
-            do {
-                document = try RecordJSON.decodeDocument(out.bytes, configuration: config)
-            } catch {
-                try reject(error, in: line, lineBase: 0, raw: out.bytes, positionUnknown: true)
-                continue
-            }
-            if let record = try take(document, line: out.bytes, lineBase: 0, raw: out.bytes) {
-                pending.append(record)
+    /// Decodes one line. When it starts with a record, that record is returned (the common case,
+    /// without queueing); everything after it is queued, so records and rejects come out in
+    /// input order.
+    private func decodeLine(_ line: UnsafeRawBufferPointer, rawLine: UnsafeRawBufferPointer) throws -> (Record, Int)? {
+        var decoder = NDJSONLineDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth))
+        decoder.prefilter = prefilter
+        var first: (Record, Int)?
+        try decoder.decode(line, raw: rawLine) { item in
+            itemCount += 1
+            switch item {
+            case .record(let record):
+                if first == nil && pending.isEmpty { first = (record, itemCount) } else { pending.append(.record(record, index: itemCount)) }
+            case .dropped:
+                prefilteredCount += 1
+            case .reject(let error, let raw):
+                pending.append(.reject(locate(error), raw: Array(raw)))
             }
         }
-        return nil
+        return first
     }
 
-    /// Turns a decoded document into records (queued) and rejects.
-    private func take(_ document: RecordDocument, line: UnsafeRawBufferPointer, lineBase: Int,
-                      raw: UnsafeRawBufferPointer) throws -> Record? {
-        switch document {
-        case .record(let record):
-            return record
-        case .recordError(let serverError):
-            try reject(RecordFormatError(.serverError, serverError.description, byteOffset: 0), in: line, lineBase: lineBase, raw: raw)
-            return nil
-        case .response(let response):
-            recordIndex -= 1
-            for entry in response.entries {
-                recordIndex += 1
-                let entryBytes = UnsafeRawBufferPointer(rebasing: line[entry.byteRange])
-                switch entry.content {
-                case .record(let record):
-                    pending.append(record)
-                case .error(let serverError):
-                    try reject(RecordFormatError(.serverError, serverError.description, byteOffset: entry.byteRange.lowerBound),
-                               in: line, lineBase: lineBase, raw: entryBytes)
-                case .invalid(let error):
-                    try reject(error, in: line, lineBase: lineBase, raw: entryBytes)
-                }
-            }
-            return nil
-        }
-    }
-
-    /// Fails or skips a bad input, with its position.
-    private func reject(_ error: RecordFormatError, in text: UnsafeRawBufferPointer, lineBase: Int,
-                        raw: UnsafeRawBufferPointer, positionUnknown: Bool = false) throws {
+    /// The error with the source, record index and line (and, in document mode, the line and
+    /// column in `text`, from its byte offset) filled in.
+    private func locate(_ error: RecordFormatError, documentText text: UnsafeRawBufferPointer? = nil) -> RecordFormatError {
         var located = error
         located.source = source.name
-        located.recordIndex = recordIndex
-        if documentMode {
-            let (line, column) = Self.lineAndColumn(in: text, offset: error.byteOffset)
+        located.recordIndex = itemCount
+        if let text {
+            let (line, column) = NDJSONLineDecoder.lineAndColumn(in: text, offset: error.byteOffset)
             located.line = line
             located.column = column
         } else {
             located.line = lineNumber
-            if !positionUnknown {
-                located.column = Self.lineAndColumn(in: text, offset: error.byteOffset).column
-            }
         }
+        return located
+    }
+
+    /// Fails or skips a located bad input.
+    private func handle(_ located: RecordFormatError, raw: UnsafeRawBufferPointer) throws {
         switch policy {
         case .fail:
             throw located
@@ -264,25 +212,6 @@ public final class NDJSONReader: RecordReader {
             }
             onReject?(located)
         }
-    }
-
-    /// 1-based line and column (in characters: UTF-8 lead bytes) of `offset` in `text`.
-    static func lineAndColumn(in text: UnsafeRawBufferPointer, offset: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var column = 1
-        let stop = min(offset, text.count)
-        var i = 0
-        while i < stop {
-            let b = text[i]
-            if b == 0x0A {
-                line += 1
-                column = 1
-            } else if b & 0xC0 != 0x80 {
-                column += 1
-            }
-            i += 1
-        }
-        return (line, column)
     }
 
     // MARK: Lines
@@ -353,7 +282,8 @@ public final class NDJSONReader: RecordReader {
 
     private func oversizedLineError() -> RecordFormatError {
         lineNumber += 1
-        recordIndex += 1
+        itemCount += 1
+        recordIndex = itemCount
         return RecordFormatError(
             .tooLarge,
             "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
@@ -406,11 +336,11 @@ public final class NDJSONReader: RecordReader {
             first = b
             break
         }
-        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || isBlank(line) else { return false }
+        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || NDJSONLineDecoder.isBlank(line) else { return false }
         do {
             _ = try RecordJSON.parseValue(line, configuration: .init(maximumDepth: configuration.maximumDepth))
             return false
-        } catch let error where error.code == .truncated || isBlank(line) {
+        } catch let error where error.code == .truncated || NDJSONLineDecoder.isBlank(line) {
             // Not a complete value on one line: read the whole input as documents.
         } catch {
             return false
@@ -436,6 +366,7 @@ public final class NDJSONReader: RecordReader {
     private func decodeDocuments(_ text: UnsafeRawBufferPointer) throws {
         var offset = 0
         let config = RecordJSON.Configuration(maximumDepth: configuration.maximumDepth)
+        let decoder = NDJSONLineDecoder(configuration: config)
         while true {
             while offset < text.count, [0x20, 0x0A, 0x0D, 0x09].contains(text[offset]) { offset += 1 }
             if offset >= text.count { return }
@@ -444,39 +375,26 @@ public final class NDJSONReader: RecordReader {
             do {
                 valueEnd = try RecordJSON.extentOfValue(in: text, from: offset, configuration: config)
             } catch {
-                recordIndex += 1
-                var shifted = error
-                shifted.byteOffset += 0
-                try reject(shifted, in: text, lineBase: 0, raw: UnsafeRawBufferPointer(rebasing: text[offset...]))
+                itemCount += 1
+                pending.append(.reject(locate(error, documentText: text), raw: Array(UnsafeRawBufferPointer(rebasing: text[offset...]))))
                 return
             }
             let slice = UnsafeRawBufferPointer(rebasing: text[offset..<valueEnd])
-            if slice.first == UInt8(ascii: "[") {
-                let value = try RecordJSON.parseValue(slice, configuration: config)
-                if case .array(let items) = value {
-                    for item in items {
-                        recordIndex += 1
-                        var out = JSONOutput(capacity: 4096)
-                        out.appendValue(item)
-                        do {
-                            let document = try RecordJSON.decodeDocument(out.bytes, configuration: config)
-                            if let record = try take(document, line: out.bytes, lineBase: 0, raw: out.bytes) { pending.append(record) }
-                        } catch let error as RecordFormatError {
-                            var located = error
-                            located.byteOffset = offset
-                            try reject(located, in: text, lineBase: 0, raw: out.bytes)
-                        }
+            let base = offset
+            try decoder.decode(slice, raw: slice) { item in
+                itemCount += 1
+                switch item {
+                case .record(let record):
+                    pending.append(.record(record, index: itemCount))
+                case .dropped:
+                    prefilteredCount += 1
+                case .reject(var error, let raw):
+                    if error.column == nil {
+                        // An item of an array, re-encoded: its position is the array's.
+                        error.byteOffset = 0
                     }
-                }
-            } else {
-                recordIndex += 1
-                do {
-                    let document = try RecordJSON.decodeDocument(slice, configuration: config)
-                    if let record = try take(document, line: slice, lineBase: offset, raw: slice) { pending.append(record) }
-                } catch let error as RecordFormatError {
-                    var located = error
-                    located.byteOffset += offset
-                    try reject(located, in: text, lineBase: 0, raw: slice)
+                    error.byteOffset += base
+                    pending.append(.reject(locate(error, documentText: text), raw: Array(raw)))
                 }
             }
             offset = valueEnd

@@ -6,7 +6,8 @@ import FerryRecords
 /// Records are encoded into a buffer handed to the sink in large pieces; ``finish()`` flushes and
 /// commits the sink (for files: the atomic rename), so a failed run leaves no partial output.
 public final class NDJSONWriter: RecordWriter {
-    private let sink: ByteSink
+    /// The sink records are written to.
+    public let sink: ByteSink
     private var output = JSONOutput(capacity: 1 << 20)
     private let flushThreshold: Int
     /// Records written.
@@ -28,7 +29,9 @@ public final class NDJSONWriter: RecordWriter {
         if output.count >= flushThreshold { try flush() }
     }
 
-    private func flush() throws {
+    /// Hands everything buffered to the sink (without committing it), so others may write to
+    /// the sink next.
+    public func flush() throws {
         guard output.count > 0 else { return }
         try sink.write(output.bytes)
         bytesWritten += output.count

@@ -14,6 +14,10 @@ import FerryRecords
 public struct RecordFilter: Sendable {
     /// The predicate this filter evaluates.
     public let predicate: RecordPredicate
+    /// Byte strings a record's JSON must contain to match (see ``LiteralPrefilter``).
+    public let literals: LiteralPrefilter?
+    /// The record parts the predicate reads (see ``RecordPredicate/fieldSelection``).
+    public let fieldSelection: FieldSelection?
     private let function: BoolFunction
 
     /// Compiles a parsed predicate.
@@ -23,6 +27,8 @@ public struct RecordFilter: Sendable {
     public init(_ predicate: RecordPredicate) throws(PredicateError) {
         self.predicate = predicate
         function = try PredicateCompiler().compile(predicate)
+        literals = LiteralPrefilter(predicate)
+        fieldSelection = predicate.fieldSelection
     }
 
     /// Parses and compiles a predicate format string.

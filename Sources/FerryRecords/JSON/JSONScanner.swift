@@ -22,6 +22,9 @@ package struct JSONScanner {
     package let maximumDepth: Int
     /// When set, only these fields (and stamps if asked) are decoded; the rest are skipped.
     package var selection: FieldSelection?
+    /// When set, ``skipValueStructure()`` also checks the strings it skips: escapes, surrogate
+    /// pairs and UTF-8 (for validating without decoding).
+    package var checksSkippedStrings = false
 
     /// Creates a scanner over `buffer`.
     package init(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 512) {
@@ -268,6 +271,21 @@ package struct JSONScanner {
     func unescape(from start: Int, to stop: Int) throws(RecordFormatError) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(stop - start)
+        try unescape(from: start, to: stop, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Checks a string body with escapes — every escape valid, surrogates paired, UTF-8 valid —
+    /// without building it.
+    @usableFromInline
+    func checkEscapedString(from start: Int, to stop: Int) throws(RecordFormatError) {
+        var nothing = DiscardedBytes()
+        try unescape(from: start, to: stop, into: &nothing)
+    }
+
+    /// Decodes (or, into ``DiscardedBytes``, only checks) a string body with escapes.
+    @usableFromInline
+    func unescape<Output: UnescapedBytes>(from start: Int, to stop: Int, into out: inout Output) throws(RecordFormatError) {
         var i = start
         var runStart = start
         while i < stop {
@@ -307,7 +325,7 @@ package struct JSONScanner {
                 } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
                     throw error(.loneSurrogate, "expected a character, found lone low surrogate \\u\(String(scalar, radix: 16, uppercase: true))", at: i)
                 }
-                appendUTF8(scalar, to: &out)
+                out.appendScalar(scalar)
                 i += length
             default:
                 throw error(.syntax, "expected an escape (one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX), found '\\\(Character(Unicode.Scalar(e)))'", at: i)
@@ -318,7 +336,6 @@ package struct JSONScanner {
             try validateUTF8(from: runStart, to: stop)
             out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: stop - runStart))
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     @usableFromInline
@@ -339,25 +356,6 @@ package struct JSONScanner {
         return value
     }
 
-    @usableFromInline
-    func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
-        switch scalar {
-        case ..<0x80:
-            out.append(UInt8(scalar))
-        case ..<0x800:
-            out.append(UInt8(0xC0 | scalar >> 6))
-            out.append(UInt8(0x80 | scalar & 0x3F))
-        case ..<0x10000:
-            out.append(UInt8(0xE0 | scalar >> 12))
-            out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            out.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            out.append(UInt8(0xF0 | scalar >> 18))
-            out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            out.append(UInt8(0x80 | scalar & 0x3F))
-        }
-    }
 
     /// Checks that bytes `start..<stop` are UTF-8, throwing with the offset of the first bad byte.
     @usableFromInline
@@ -600,14 +598,14 @@ package struct JSONScanner {
         skipWhitespace()
         switch current {
         case UInt8(ascii: "\""):
-            _ = try scanStringBody()
+            try skipString()
         case UInt8(ascii: "{"):
             try beginObject()
             var first = true
             while try nextMember(&first) {
                 skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw unexpected("a key string") }
-                _ = try scanStringBody()
+                try skipString()
                 skipWhitespace()
                 guard current == UInt8(ascii: ":") else { throw unexpected("':' after a key") }
                 position += 1
@@ -622,6 +620,19 @@ package struct JSONScanner {
         default:
             if matchLiteral("true") || matchLiteral("false") || matchLiteral("null") { return }
             throw unexpected("a value")
+        }
+    }
+
+    /// Skips the string at `position`, checking its contents when ``checksSkippedStrings`` is set.
+    @inline(__always)
+    mutating func skipString() throws(RecordFormatError) {
+        let start = position
+        let (stop, flags) = try scanStringBody()
+        guard checksSkippedStrings, flags != 0 else { return }
+        if flags & Self.escapeFlag != 0 {
+            try checkEscapedString(from: start + 1, to: stop)
+        } else {
+            try validateUTF8(from: start + 1, to: stop)
         }
     }
 
@@ -692,4 +703,44 @@ package struct JSONKey: Equatable {
         }
         return a.string == b.string
     }
+}
+
+/// Where ``JSONScanner/unescape(from:to:into:)`` puts decoded bytes.
+@usableFromInline
+protocol UnescapedBytes {
+    mutating func append(_ byte: UInt8)
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>)
+}
+
+extension UnescapedBytes {
+    /// Appends the UTF-8 encoding of `scalar`.
+    @inlinable
+    mutating func appendScalar(_ scalar: UInt32) {
+        switch scalar {
+        case ..<0x80:
+            append(UInt8(scalar))
+        case ..<0x800:
+            append(UInt8(0xC0 | scalar >> 6))
+            append(UInt8(0x80 | scalar & 0x3F))
+        case ..<0x10000:
+            append(UInt8(0xE0 | scalar >> 12))
+            append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            append(UInt8(0xF0 | scalar >> 18))
+            append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+}
+
+extension Array: UnescapedBytes where Element == UInt8 {}
+
+/// Discards what is unescaped: for checking strings without building them.
+@usableFromInline
+struct DiscardedBytes: UnescapedBytes {
+    @inlinable init() {}
+    @inlinable mutating func append(_ byte: UInt8) {}
+    @inlinable mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {}
 }

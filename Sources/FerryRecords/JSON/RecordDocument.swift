@@ -116,6 +116,17 @@ public enum RecordJSON {
         return document
     }
 
+    /// Checks that `bytes` hold exactly one well-formed JSON value — structure, strings (escapes,
+    /// surrogate pairs, UTF-8), numbers, literals, nesting depth — without decoding it. Duplicate
+    /// keys and the record rules are not checked (that takes a decode).
+    public static func validate(_ bytes: UnsafeRawBufferPointer,
+                                configuration: Configuration = .init()) throws(RecordFormatError) {
+        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        scanner.checksSkippedStrings = true
+        try scanner.skipValueStructure()
+        try scanner.expectEnd()
+    }
+
     /// Parses any JSON text into a ``JSONValue``.
     public static func parseValue(_ bytes: UnsafeRawBufferPointer,
                                   configuration: Configuration = .init()) throws(RecordFormatError) -> JSONValue {

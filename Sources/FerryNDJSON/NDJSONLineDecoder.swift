@@ -1,0 +1,198 @@
+import FerryIO
+import FerryRecords
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A cheap first look at record lines, so lines that cannot hold a wanted record are not fully
+/// decoded (`ferry convert --where`).
+///
+/// Two stages, both optional:
+/// - ``mightMatch`` sees the raw bytes of a line. When it says `false` for a plain record line,
+///   the line is only checked for well-formed JSON (structure, strings, escapes, UTF-8) and
+///   counted as dropped. Lines that could be something else — a response, a server error entry,
+///   an array, a line with `\u` escapes that could spell a literal differently — always go on.
+/// - ``selection`` and ``accepts``: the selected fields (and system keys) are decoded and
+///   `accepts` decides; a refused record is dropped without a full decode.
+///
+/// Records that pass are decoded and checked in full, so what is kept is exactly what a full
+/// decode would keep; dropped lines get the well-formedness check only.
+public struct NDJSONPrefilter: Sendable {
+    /// `false` when a line's bytes show it cannot hold a wanted record.
+    public var mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
+    /// The fields the acceptance test reads.
+    public var selection: FieldSelection?
+    /// Whether a partly decoded record (only ``selection`` and the system keys) is wanted.
+    public var accepts: (@Sendable (Record) -> Bool)?
+
+    public init(mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, selection: FieldSelection? = nil,
+                accepts: (@Sendable (Record) -> Bool)? = nil) {
+        self.mightMatch = mightMatch
+        self.selection = selection
+        self.accepts = accepts
+    }
+}
+
+/// One item of an NDJSON line, in input order.
+package enum NDJSONLineItem {
+    /// A record to keep.
+    case record(Record)
+    /// A record the prefilter refused (counted as read, not decoded in full).
+    case dropped
+    /// An input that is not a record: the error (byte offset and, when known, column within the
+    /// line) and the bytes that go to a rejects file.
+    case reject(RecordFormatError, raw: UnsafeRawBufferPointer)
+}
+
+/// Decodes one NDJSON line — a record dictionary, a CKWS response, a per-record error entry, or
+/// a JSON array of these — into items, in order. Shared by ``NDJSONReader`` and
+/// ``NDJSONParallelConverter`` so both read lines exactly alike.
+package struct NDJSONLineDecoder: Sendable {
+    package let configuration: RecordJSON.Configuration
+    package var prefilter: NDJSONPrefilter?
+
+    package init(configuration: RecordJSON.Configuration, prefilter: NDJSONPrefilter? = nil) {
+        self.configuration = configuration
+        self.prefilter = prefilter
+    }
+
+    /// Whether a line holds only spaces, tabs and carriage returns.
+    package static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+        for b in line where b != 0x20 && b != 0x09 && b != 0x0D { return false }
+        return true
+    }
+
+    /// Decodes `line` (without its newline and carriage return); `raw` is the line as read, which
+    /// is what a rejects file receives for a whole-line reject.
+    package func decode(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
+                        _ emit: (NDJSONLineItem) throws -> Void) throws {
+        var first: UInt8 = 0
+        for b in line where b != 0x20 && b != 0x09 {
+            first = b
+            break
+        }
+        if first == UInt8(ascii: "[") {
+            try decodeArray(line, raw: raw, emit)
+            return
+        }
+        if let prefilter, first == UInt8(ascii: "{") {
+            if let mightMatch = prefilter.mightMatch, !mightMatch(line), !ByteSearch.contains(line, #"\u"#) {
+                // The literals are missing: unless the line is something other than a record
+                // (a response or an error entry, which are decoded and reported), drop it after
+                // checking that it is well-formed.
+                let check = JSONValidator.check(line, maximumDepth: configuration.maximumDepth)
+                if check.isWellFormed && check.isRecordObject {
+                    try emit(.dropped)
+                    return
+                }
+                if !check.isWellFormed {
+                    do throws(RecordFormatError) {
+                        try RecordJSON.validate(line, configuration: configuration)
+                    } catch {
+                        try emit(.reject(Self.located(error, in: line), raw: raw))
+                        return
+                    }
+                }
+                // Well-formed but possibly not a record: decoded in full below.
+            }
+            if let selection = prefilter.selection, let accepts = prefilter.accepts,
+               let partial = try? RecordJSON.decodeRecord(line, selecting: selection, configuration: configuration),
+               !accepts(partial) {
+                try emit(.dropped)
+                return
+            }
+        }
+        let document: RecordDocument
+        do {
+            document = try RecordJSON.decodeDocument(line, configuration: configuration)
+        } catch {
+            try emit(.reject(Self.located(error, in: line), raw: raw))
+            return
+        }
+        try take(document, line: line, raw: raw, emit)
+    }
+
+    /// A JSON array of documents on one line: decoded whole (bounded by the line limit).
+    private func decodeArray(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
+                             _ emit: (NDJSONLineItem) throws -> Void) throws {
+        let value: JSONValue
+        do {
+            value = try RecordJSON.parseValue(line, configuration: configuration)
+        } catch {
+            try emit(.reject(Self.located(error, in: line), raw: raw))
+            return
+        }
+        guard case .array(let items) = value else { return }
+        for item in items {
+            var out = JSONOutput(capacity: 4096)
+            out.appendValue(item)
+            let document: RecordDocument
+            do {
+                document = try RecordJSON.decodeDocument(out.bytes, configuration: configuration)
+            } catch {
+                // The position inside the re-encoded item means nothing in the input.
+                var unlocated = error
+                unlocated.column = nil
+                try emit(.reject(unlocated, raw: out.bytes))
+                continue
+            }
+            try take(document, line: out.bytes, raw: out.bytes, emit, positionKnown: false)
+        }
+    }
+
+    /// Turns a decoded document into items.
+    private func take(_ document: RecordDocument, line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
+                      _ emit: (NDJSONLineItem) throws -> Void, positionKnown: Bool = true) throws {
+        switch document {
+        case .record(let record):
+            try emit(.record(record))
+        case .recordError(let serverError):
+            let error = RecordFormatError(.serverError, serverError.description, byteOffset: 0)
+            try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: raw))
+        case .response(let response):
+            for entry in response.entries {
+                let entryBytes = UnsafeRawBufferPointer(rebasing: line[entry.byteRange])
+                switch entry.content {
+                case .record(let record):
+                    try emit(.record(record))
+                case .error(let serverError):
+                    let error = RecordFormatError(.serverError, serverError.description, byteOffset: entry.byteRange.lowerBound)
+                    try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
+                case .invalid(let error):
+                    try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
+                }
+            }
+        }
+    }
+
+    /// The error with its column in `line` filled in.
+    package static func located(_ error: RecordFormatError, in line: UnsafeRawBufferPointer) -> RecordFormatError {
+        var located = error
+        located.column = lineAndColumn(in: line, offset: error.byteOffset).column
+        return located
+    }
+
+    /// 1-based line and column (in characters: UTF-8 lead bytes) of `offset` in `text`.
+    package static func lineAndColumn(in text: UnsafeRawBufferPointer, offset: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        let stop = min(offset, text.count)
+        var i = 0
+        while i < stop {
+            let b = text[i]
+            if b == 0x0A {
+                line += 1
+                column = 1
+            } else if b & 0xC0 != 0x80 {
+                column += 1
+            }
+            i += 1
+        }
+        return (line, column)
+    }
+}

@@ -1,0 +1,465 @@
+import Dispatch
+import FerryIO
+import FerryRecords
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Converts NDJSON to NDJSON on several threads, keeping the input order: the reading thread cuts
+/// the input into chunks of whole lines, workers decode, filter, transform and encode them
+/// (exactly as ``NDJSONReader`` and ``NDJSONWriter`` would, through ``NDJSONLineDecoder``), and
+/// the reading thread writes each chunk's output, rejects and reports in input order.
+///
+/// Memory is bounded: at most `2 × threads` chunks are in flight. Errors are reported as the
+/// sequential reader reports them (file, line, column, record index); under
+/// ``RecordErrorPolicy/fail`` the first bad input stops the run.
+///
+/// For line-delimited input only: a first line that does not hold a complete JSON value (a
+/// pretty-printed response) needs ``NDJSONReader``'s document mode — see ``canConvert(_:)``.
+public final class NDJSONParallelConverter {
+    /// Threads and chunking.
+    public struct Configuration: Sendable {
+        /// Worker threads.
+        public var threads: Int
+        /// Bytes of input per chunk (whole lines; a longer line makes a longer chunk).
+        public var chunkSize: Int
+        /// The longest line accepted.
+        public var maximumLineBytes: Int
+        /// Deepest JSON nesting accepted.
+        public var maximumDepth: Int
+
+        public init(threads: Int = NDJSONParallelConverter.availableCores, chunkSize: Int = 1 << 20,
+                    maximumLineBytes: Int = 64 << 20, maximumDepth: Int = 512) {
+            self.threads = max(1, threads)
+            self.chunkSize = max(1 << 12, chunkSize)
+            self.maximumLineBytes = maximumLineBytes
+            self.maximumDepth = maximumDepth
+        }
+    }
+
+    /// What to do with each record: `false` drops it; it may be changed (projection). Runs on
+    /// worker threads.
+    public typealias Transform = @Sendable (inout Record) throws -> Bool
+
+    /// A transform that threw for one record.
+    public struct TransformFailure: Error, CustomStringConvertible {
+        /// The input's name.
+        public var source: String
+        /// 1-based line of the record.
+        public var line: Int
+        /// 1-based index of the record in the input.
+        public var recordIndex: Int
+        /// What the transform threw.
+        public var underlying: any Error
+
+        public var description: String { "\(source):\(line): record \(recordIndex): \(underlying)" }
+    }
+
+    /// Counts of a run.
+    public struct Statistics: Sendable {
+        /// Records read, including those the prefilter dropped.
+        public var recordsRead = 0
+        /// Records the prefilter dropped without a full decode.
+        public var recordsDropped = 0
+        /// Records written.
+        public var recordsWritten = 0
+        /// Inputs rejected.
+        public var rejected = 0
+        /// Records whose transform threw (skipped under ``RecordErrorPolicy/skip(rejects:)``).
+        public var transformFailures = 0
+        /// Bytes read from the source.
+        public var bytesRead = 0
+        /// Bytes written to the sink.
+        public var bytesWritten = 0
+    }
+
+    /// The number of cores of this machine.
+    public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    private let source: any ByteSource
+    private let sink: any ByteSink
+    private let policy: RecordErrorPolicy
+    private let configuration: Configuration
+    private let decoder: NDJSONLineDecoder
+    private let transform: Transform?
+    /// The most records to write, or `nil` for all.
+    public var limit: Int?
+    /// Called (on the calling thread, in input order) for every input skipped.
+    public var onReject: ((any Error) -> Void)?
+    /// Called (on the calling thread, in input order) for every record whose transform threw,
+    /// under ``RecordErrorPolicy/skip(rejects:)``; under `.fail` the failure is thrown.
+    public var onTransformFailure: ((TransformFailure) -> Void)?
+    /// Called after each chunk is written, with the statistics so far (for progress).
+    public var onProgress: ((Statistics) -> Void)?
+
+    private var statistics = Statistics()
+
+    /// Creates a converter from `source` to `sink`; nothing is read before ``run()``.
+    public init(source: any ByteSource, sink: any ByteSink, policy: RecordErrorPolicy = .fail,
+                prefilter: NDJSONPrefilter? = nil, transform: Transform? = nil, configuration: Configuration = .init()) {
+        self.source = source
+        self.sink = sink
+        self.policy = policy
+        self.configuration = configuration
+        self.transform = transform
+        decoder = NDJSONLineDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth),
+                                    prefilter: prefilter)
+    }
+
+    /// Whether `firstBytes` (the start of an input) can be converted line by line: the first
+    /// line, after a byte order mark, is not blank and is a complete JSON value or not JSON at
+    /// all. Otherwise ``NDJSONReader`` must read it (it reads such inputs as whole documents).
+    public static func canConvert(_ firstBytes: [UInt8], maximumDepth: Int = 512) -> Bool {
+        guard let newline = firstBytes.firstIndex(of: 0x0A) else { return false }
+        var start = 0
+        if firstBytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        var end = newline
+        if end > start && firstBytes[end - 1] == 0x0D { end -= 1 }
+        guard start <= end else { return false }
+        return Array(firstBytes[start..<end]).withUnsafeBytes { line -> Bool in
+            if NDJSONLineDecoder.isBlank(line) { return false }
+            guard let first = line.first(where: { $0 != 0x20 && $0 != 0x09 }),
+                  first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return true }
+            do throws(RecordFormatError) {
+                _ = try RecordJSON.parseValue(line, configuration: .init(maximumDepth: maximumDepth))
+                return true
+            } catch {
+                return error.code != .truncated
+            }
+        }
+    }
+
+    // MARK: Running
+
+    /// Converts everything (or up to ``limit`` records) and returns the counts. The sink is
+    /// written but not committed.
+    public func run() throws -> Statistics {
+        let workers = (0..<configuration.threads).map { DispatchQueue(label: "ferry.ndjson.worker.\($0)") }
+        var nextWorker = 0
+        var inFlight: [ChunkJob] = []
+        let maximumInFlight = 2 * configuration.threads
+        var carry: [UInt8] = []
+        var lineNumber = 0
+        var isFirstChunk = true
+        var isEOF = false
+        var readBuffer = [UInt8](repeating: 0, count: configuration.chunkSize)
+        var stopped = false
+        defer {
+            // Let workers finish what they hold before the jobs are released.
+            for job in inFlight { job.done.wait() }
+        }
+
+        while !stopped {
+            // Fill `carry` to a chunk's worth of bytes (or the end of the input).
+            while carry.count < configuration.chunkSize && !isEOF {
+                let n = try readBuffer.withUnsafeMutableBytes { try source.read(into: $0) }
+                if n == 0 { isEOF = true } else {
+                    carry.append(contentsOf: readBuffer[..<n])
+                    statistics.bytesRead += n
+                }
+            }
+            if carry.isEmpty { break }
+            // Whole lines go to the job; the partial last line stays for the next chunk.
+            var cut: Int
+            if isEOF {
+                cut = carry.count
+            } else if let lastNewline = carry.lastIndex(of: 0x0A) {
+                cut = lastNewline + 1
+            } else {
+                // No newline yet: the line is longer than a chunk. Read on, up to the limit.
+                if carry.count > configuration.maximumLineBytes {
+                    try drain(&inFlight, &stopped)
+                    if stopped { break }
+                    lineNumber += 1
+                    try rejectOversizedLine(&carry, &isEOF, lineNumber: lineNumber, readBuffer: &readBuffer)
+                    continue
+                }
+                let n = try readBuffer.withUnsafeMutableBytes { try source.read(into: $0) }
+                if n == 0 { isEOF = true } else {
+                    carry.append(contentsOf: readBuffer[..<n])
+                    statistics.bytesRead += n
+                }
+                continue
+            }
+            let input = Array(carry[..<cut])
+            carry.removeFirst(cut)
+            let job = ChunkJob(input: input, firstLine: lineNumber + 1, stripsByteOrderMark: isFirstChunk)
+            lineNumber += job.lineCount
+            isFirstChunk = false
+            let decoder = self.decoder, transform = self.transform, failsFast = !policy.skips
+            let maximumLineBytes = configuration.maximumLineBytes
+            workers[nextWorker].async {
+                job.process(decoder: decoder, transform: transform, failsFast: failsFast,
+                            maximumLineBytes: maximumLineBytes)
+            }
+            nextWorker = (nextWorker + 1) % workers.count
+            inFlight.append(job)
+            while inFlight.count >= maximumInFlight && !stopped {
+                try collect(inFlight.removeFirst(), &stopped)
+            }
+            // Write what has finished at the head without waiting.
+            while !stopped, let head = inFlight.first, head.done.wait(timeout: .now()) == .success {
+                head.done.signal() // `collect` waits again
+                try collect(inFlight.removeFirst(), &stopped)
+            }
+        }
+        try drain(&inFlight, &stopped)
+        return statistics
+    }
+
+    /// Collects every job in flight, in order.
+    private func drain(_ inFlight: inout [ChunkJob], _ stopped: inout Bool) throws {
+        while !inFlight.isEmpty {
+            let job = inFlight.removeFirst()
+            if stopped {
+                job.done.wait()
+            } else {
+                try collect(job, &stopped)
+            }
+        }
+    }
+
+    /// Waits for `job`, then reports its events and writes its output, in order.
+    private func collect(_ job: ChunkJob, _ stopped: inout Bool) throws {
+        job.done.wait()
+        let base = statistics.recordsRead + statistics.rejected // records and rejects before this chunk
+        var written = 0 // bytes of the job's output already handed to the sink
+        var recordsWritten = 0
+        for event in job.events {
+            // Output before this event goes first, so rejects and output interleave in order.
+            try writeOutput(job, upTo: event.recordsBefore, written: &written, recordsWritten: &recordsWritten, &stopped)
+            if stopped { break }
+            switch event.kind {
+            case .reject(var error, let raw):
+                error.source = source.name
+                error.line = event.line
+                error.recordIndex = base + event.localIndex
+                switch policy {
+                case .fail:
+                    throw error
+                case .skip(let rejects):
+                    statistics.rejected += 1
+                    if let rejects {
+                        if raw.contains(0x0A), let value = try? raw.withUnsafeBytes({ try RecordJSON.parseValue($0) }) {
+                            var out = JSONOutput(capacity: raw.count)
+                            out.appendValue(value)
+                            try rejects.write(out.bytes)
+                        } else {
+                            try rejects.write(raw)
+                        }
+                        try rejects.write([0x0A])
+                    }
+                    onReject?(error)
+                }
+            case .transformFailure(let underlying):
+                let failure = TransformFailure(source: source.name, line: event.line,
+                                               recordIndex: base + event.localIndex, underlying: underlying)
+                statistics.transformFailures += 1
+                if !policy.skips { throw failure }
+                onTransformFailure?(failure)
+            case .oversizedLine:
+                let error = RecordFormatError(
+                    .tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
+                    byteOffset: 0, source: source.name, line: event.line, column: 1, recordIndex: base + event.localIndex)
+                guard case .skip(let rejects) = policy else { throw error }
+                statistics.rejected += 1
+                try rejects?.write(job.rawLine(event.line))
+                onReject?(error)
+            }
+        }
+        try writeOutput(job, upTo: job.recordEnds.count, written: &written, recordsWritten: &recordsWritten, &stopped)
+        statistics.recordsRead += job.recordsRead
+        statistics.recordsDropped += job.recordsDropped
+        onProgress?(statistics)
+    }
+
+    /// Writes the job's records up to record number `count` (respecting the limit).
+    private func writeOutput(_ job: ChunkJob, upTo count: Int, written: inout Int, recordsWritten: inout Int,
+                             _ stopped: inout Bool) throws {
+        guard !stopped, count > recordsWritten else { return }
+        var upTo = count
+        if let limit {
+            let remaining = limit - statistics.recordsWritten
+            if upTo - recordsWritten >= remaining {
+                upTo = recordsWritten + remaining
+                stopped = true
+            }
+        }
+        guard upTo > recordsWritten else { return }
+        let end = job.recordEnds[upTo - 1]
+        try sink.write(UnsafeRawBufferPointer(rebasing: job.output.bytes[written..<end]))
+        statistics.bytesWritten += end - written
+        statistics.recordsWritten += upTo - recordsWritten
+        written = end
+        recordsWritten = upTo
+    }
+
+    /// A line longer than the limit, found by the reading thread: fail, or stream it to the
+    /// rejects file without holding it.
+    private func rejectOversizedLine(_ carry: inout [UInt8], _ isEOF: inout Bool, lineNumber: Int,
+                                     readBuffer: inout [UInt8]) throws {
+        let error = RecordFormatError(
+            .tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
+            byteOffset: 0, source: source.name, line: lineNumber, column: 1,
+            recordIndex: statistics.recordsRead + statistics.rejected + 1)
+        guard case .skip(let rejects) = policy else { throw error }
+        statistics.rejected += 1
+        onReject?(error)
+        while true {
+            if let newline = carry.firstIndex(of: 0x0A) {
+                try rejects?.write(Array(carry[...newline]))
+                carry.removeFirst(newline + 1)
+                return
+            }
+            try rejects?.write(carry)
+            carry.removeAll(keepingCapacity: true)
+            if isEOF {
+                try rejects?.write([0x0A])
+                return
+            }
+            let n = try readBuffer.withUnsafeMutableBytes { try source.read(into: $0) }
+            if n == 0 { isEOF = true } else {
+                carry.append(contentsOf: readBuffer[..<n])
+                statistics.bytesRead += n
+            }
+        }
+    }
+}
+
+/// One chunk of whole lines and, once `done` is signalled, what a worker made of it.
+///
+/// `@unchecked Sendable`: the results are written only by the worker before it signals `done`
+/// and read only by the owner after waiting on `done`, which orders the accesses.
+private final class ChunkJob: @unchecked Sendable {
+    enum EventKind {
+        case reject(RecordFormatError, raw: [UInt8])
+        case transformFailure(any Error)
+        case oversizedLine
+    }
+
+    /// Something to report, with where it happened.
+    struct Event {
+        var kind: EventKind
+        /// 1-based line in the input.
+        var line: Int
+        /// 1-based index among the chunk's records and rejects.
+        var localIndex: Int
+        /// Records written to `output` before it.
+        var recordsBefore: Int
+    }
+
+    let input: [UInt8]
+    let firstLine: Int
+    let lineCount: Int
+    let stripsByteOrderMark: Bool
+    let done = DispatchSemaphore(value: 0)
+    var output = JSONOutput(capacity: 64)
+    /// The end offset in `output` of each record written.
+    var recordEnds: [Int] = []
+    var events: [Event] = []
+    var recordsRead = 0
+    var recordsDropped = 0
+
+    init(input: [UInt8], firstLine: Int, stripsByteOrderMark: Bool) {
+        self.input = input
+        self.firstLine = firstLine
+        self.stripsByteOrderMark = stripsByteOrderMark
+        var count = 0
+        input.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count, let hit = memchr(bytes.baseAddress! + offset, 0x0A, bytes.count - offset) {
+                count += 1
+                offset = UnsafeRawPointer(hit) - bytes.baseAddress! + 1
+            }
+            if offset < bytes.count { count += 1 } // a last line without a newline
+        }
+        lineCount = count
+    }
+
+    /// The bytes of input line `line` (1-based in the input), with its newline.
+    func rawLine(_ line: Int) -> [UInt8] {
+        var current = firstLine
+        var start = 0
+        for (index, byte) in input.enumerated() where byte == 0x0A {
+            if current == line { return Array(input[start...index]) }
+            current += 1
+            start = index + 1
+        }
+        return Array(input[start...]) + [0x0A]
+    }
+
+    func process(decoder: NDJSONLineDecoder, transform: NDJSONParallelConverter.Transform?, failsFast: Bool,
+                 maximumLineBytes: Int) {
+        defer { done.signal() }
+        var out = JSONOutput(capacity: input.count + input.count / 8 + 64)
+        var localIndex = 0
+        var line = firstLine - 1
+        input.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var start = 0
+            while start < bytes.count {
+                line += 1
+                let newline = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
+                let rawEnd = min(newline + 1, bytes.count)
+                var contentStart = start, contentEnd = newline
+                defer { start = rawEnd }
+                if contentEnd > contentStart && bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+                if line == firstLine && stripsByteOrderMark && contentEnd - contentStart >= 3
+                    && bytes[contentStart] == 0xEF && bytes[contentStart + 1] == 0xBB && bytes[contentStart + 2] == 0xBF {
+                    contentStart += 3
+                }
+                if newline - start > maximumLineBytes {
+                    localIndex += 1
+                    events.append(Event(kind: .oversizedLine, line: line, localIndex: localIndex, recordsBefore: recordEnds.count))
+                    if failsFast { return }
+                    continue
+                }
+                let content = UnsafeRawBufferPointer(rebasing: bytes[contentStart..<contentEnd])
+                if NDJSONLineDecoder.isBlank(content) { continue }
+                let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
+                var failed = false
+                do {
+                    try decoder.decode(content, raw: raw) { item in
+                        localIndex += 1
+                        switch item {
+                        case .record(var record):
+                            recordsRead += 1
+                            if let transform {
+                                do {
+                                    guard try transform(&record) else { return }
+                                } catch {
+                                    events.append(Event(kind: .transformFailure(error), line: line, localIndex: localIndex,
+                                                        recordsBefore: recordEnds.count))
+                                    if failsFast { throw StopChunk() }
+                                    return
+                                }
+                            }
+                            RecordJSON.encode(record, into: &out)
+                            out.append(0x0A)
+                            recordEnds.append(out.count)
+                        case .dropped:
+                            recordsRead += 1
+                            recordsDropped += 1
+                        case .reject(let error, let rawBytes):
+                            events.append(Event(kind: .reject(error, raw: Array(rawBytes)), line: line, localIndex: localIndex,
+                                                recordsBefore: recordEnds.count))
+                            if failsFast { throw StopChunk() }
+                        }
+                    }
+                } catch {
+                    failed = true
+                }
+                if failed { return }
+            }
+        }
+        output = out
+    }
+}
+
+/// Thrown inside a worker to stop a chunk at its first failure under `.fail`.
+private struct StopChunk: Error {}

@@ -1,0 +1,264 @@
+import FerryIO
+import FerryNDJSON
+import FerryRecords
+import FerryTestSupport
+import Testing
+
+/// What a conversion produced: output, rejects, the reports, and the error that stopped it.
+struct ConversionResult: Equatable {
+    var output: [UInt8]
+    var rejects: [UInt8]
+    var reports: [String]
+    var failure: String?
+
+    /// The first difference from `other`, briefly, or `nil` when equal.
+    func difference(from other: ConversionResult) -> String? {
+        func firstLine(_ a: [UInt8], _ b: [UInt8]) -> String {
+            let x = a.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let y = b.split(separator: 0x0A, omittingEmptySubsequences: false)
+            for i in 0..<max(x.count, y.count) where i >= x.count || i >= y.count || x[i] != y[i] {
+                let left = i < x.count ? String(decoding: x[i].prefix(120), as: UTF8.self) : "(none)"
+                let right = i < y.count ? String(decoding: y[i].prefix(120), as: UTF8.self) : "(none)"
+                return "line \(i + 1) of \(x.count) vs \(y.count): \(left) | \(right)"
+            }
+            return "same lines"
+        }
+        if output != other.output { return "output differs: " + firstLine(output, other.output) }
+        if rejects != other.rejects { return "rejects differ: " + firstLine(rejects, other.rejects) }
+        if reports != other.reports {
+            for i in 0..<max(reports.count, other.reports.count)
+            where i >= reports.count || i >= other.reports.count || reports[i] != other.reports[i] {
+                return "report \(i + 1): \(i < reports.count ? reports[i] : "(none)") | \(i < other.reports.count ? other.reports[i] : "(none)")"
+            }
+        }
+        if failure != other.failure { return "failure: \(failure ?? "none") | \(other.failure ?? "none")" }
+        return nil
+    }
+}
+
+/// The sequential reference: `NDJSONReader` into `NDJSONWriter`, with the same transform.
+func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefilter: NDJSONPrefilter? = nil,
+                         transform: NDJSONParallelConverter.Transform? = nil) -> ConversionResult {
+    let output = MemorySink(), rejects = MemorySink()
+    var reports: [String] = []
+    let reader = NDJSONReader(source: MemorySource(input, name: "input", chunkSize: 777),
+                              policy: skip ? .skip(rejects: rejects) : .fail, configuration: .init(maximumLineBytes: 4000))
+    reader.prefilter = prefilter
+    reader.onReject = { reports.append("reject \($0)") }
+    let writer = NDJSONWriter(sink: output)
+    var written = 0
+    do {
+        while var record = try reader.next() {
+            do {
+                if let transform, try !transform(&record) { continue }
+            } catch {
+                let report = "input:\(reader.lineNumber): record \(reader.recordIndex): \(error)"
+                if !skip { throw TestFailure(report) }
+                reports.append("transform " + report)
+                continue
+            }
+            if let limit, written == limit { break }
+            try writer.write(record)
+            written += 1
+        }
+        try writer.flush()
+    } catch {
+        try? writer.flush()
+        return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: "\(error)")
+    }
+    return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: nil)
+}
+
+/// The parallel converter on the same input.
+func convertInParallel(_ input: [UInt8], skip: Bool, threads: Int, chunkSize: Int, limit: Int? = nil,
+                       prefilter: NDJSONPrefilter? = nil, transform: NDJSONParallelConverter.Transform? = nil) -> ConversionResult {
+    let output = MemorySink(), rejects = MemorySink()
+    var reports: [String] = []
+    let converter = NDJSONParallelConverter(
+        source: MemorySource(input, name: "input", chunkSize: 1000), sink: output, policy: skip ? .skip(rejects: rejects) : .fail,
+        prefilter: prefilter, transform: transform,
+        configuration: .init(threads: threads, chunkSize: chunkSize, maximumLineBytes: 4000))
+    converter.limit = limit
+    converter.onReject = { reports.append("reject \($0)") }
+    converter.onTransformFailure = { reports.append("transform \($0)") }
+    do {
+        _ = try converter.run()
+    } catch {
+        return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: "\(error)")
+    }
+    return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: nil)
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Lines of every kind the reader accepts or rejects, for mixing into inputs.
+enum LineCorpus {
+    static func lines(seed: UInt64, count: Int) -> [[UInt8]] {
+        var generator = RecordGenerator(seed: seed)
+        var result: [[UInt8]] = []
+        for i in 0..<count {
+            let record = generator.record()
+            var out = JSONOutput(capacity: 1024)
+            RecordJSON.encode(record, into: &out)
+            let good = out.array
+            // The first line is a good record: a first line that is not a complete value makes the
+            // sequential reader read the input as pretty-printed documents.
+            switch i == 0 ? 19 : generator.random.below(20) {
+            case 0: result.append(Array(good.prefix(good.count / 2)))                      // truncated
+            case 1: result.append(Array(#"{"recordName": 5}"#.utf8))                       // wrong type
+            case 2: result.append(Array(#"{"recordName":"a","recordName":"b"}"#.utf8))     // duplicate key
+            case 3: result.append([0xFF, 0xFE, 0x00, 0x41])                                 // binary garbage
+            case 4: result.append(Array(#"{"recordName":"x","serverErrorCode":"NOT_FOUND","reason":"gone"}"#.utf8))
+            case 5:
+                let response = "{\"records\":[" + String(decoding: good, as: UTF8.self)
+                    + ",{\"recordName\":\"e\",\"serverErrorCode\":\"ACCESS_DENIED\"}],\"continuationMarker\":\"m\"}"
+                result.append(Array(response.utf8))
+            case 6: result.append(Array("[".utf8) + good + Array(",".utf8) + good + Array("]".utf8)) // array line
+            case 7: result.append([])                                                         // blank
+            case 8: result.append(good + [0x0D])                                              // CRLF
+            case 9: result.append(Array(String(repeating: "x", count: 4500).utf8))            // over the line limit
+            case 10: result.append(Array("{\"recordName\":\"\\uD800\"}".utf8))               // lone surrogate
+            default: result.append(good)
+            }
+        }
+        return result
+    }
+
+    static func join(_ lines: [[UInt8]], finalNewline: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (index, line) in lines.enumerated() {
+            bytes += line
+            if index < lines.count - 1 || finalNewline { bytes.append(0x0A) }
+        }
+        return bytes
+    }
+}
+
+@Suite("Parallel NDJSON conversion")
+struct ParallelConverterTests {
+    @Test("Output, rejects and reports equal the sequential reader's, for every thread count and chunk size",
+          arguments: [1, 2, 3, 4, 5, 6])
+    func matchesSequential(seed: Int) throws {
+        let lines = LineCorpus.lines(seed: UInt64(seed), count: 300)
+        let input = LineCorpus.join(lines, finalNewline: seed % 2 == 0)
+        #expect(NDJSONParallelConverter.canConvert(input))
+        let expected = convertSequentially(input, skip: true)
+        #expect(expected.failure == nil)
+        for threads in [1, 2, 3] {
+            for chunk in [4096, 5000, 65536] {
+                let result = convertInParallel(input, skip: true, threads: threads, chunkSize: chunk)
+                let difference = result.difference(from: expected)
+                #expect(difference == nil, "threads \(threads), chunk \(chunk): \(difference ?? "")")
+            }
+        }
+    }
+
+    @Test("Under --on-error fail the first bad input stops both, with the same message", arguments: [11, 12, 13])
+    func failsLikeSequential(seed: Int) throws {
+        let input = LineCorpus.join(LineCorpus.lines(seed: UInt64(seed), count: 200))
+        let expected = convertSequentially(input, skip: false)
+        #expect(expected.failure != nil)
+        for threads in [1, 2, 4] {
+            let result = convertInParallel(input, skip: false, threads: threads, chunkSize: 4096)
+            #expect(result.failure == expected.failure, "threads \(threads)")
+            // Output before the failure is discarded by callers (atomic output); it must be a prefix.
+            #expect(expected.output.starts(with: result.output) || result.output.starts(with: expected.output),
+                    "outputs diverge before the failure")
+        }
+    }
+
+    @Test("A limit writes exactly that many records, in order", arguments: [0, 1, 7, 150, 10_000])
+    func limit(limit: Int) throws {
+        var generator = RecordGenerator(seed: 3)
+        let input = generator.ndjson(count: 400)
+        let expected = convertSequentially(input, skip: true, limit: limit)
+        let result = convertInParallel(input, skip: true, threads: 3, chunkSize: 4096, limit: limit)
+        #expect(result.difference(from: expected) == nil)
+    }
+
+    @Test("Transforms, prefilters and transform failures behave as in the sequential reader")
+    func transforms() throws {
+        let input = LineCorpus.join(LineCorpus.lines(seed: 21, count: 400))
+        let transform: NDJSONParallelConverter.Transform = { record in
+            if record.recordName.hasPrefix("a") { throw TestFailure("names starting with a are refused") }
+            guard record.recordName.count % 3 != 0 else { return false }
+            record.fields = record.fields.map { RecordFields($0.entries.prefix(1).map { $0 }) }
+            return true
+        }
+        let prefilter = NDJSONPrefilter(mightMatch: { line in line.count % 2 == 0 })
+        let expected = convertSequentially(input, skip: true, prefilter: prefilter, transform: transform)
+        for threads in [1, 2] {
+            let result = convertInParallel(input, skip: true, threads: threads, chunkSize: 4096, prefilter: prefilter,
+                                           transform: transform)
+            let difference = result.difference(from: expected)
+            #expect(difference == nil, "threads \(threads): \(difference ?? "")")
+        }
+    }
+
+    @Test("Pretty-printed or blank-first inputs are left to the sequential reader")
+    func canConvert() {
+        #expect(NDJSONParallelConverter.canConvert(Array("{\"recordName\":\"a\"}\n{}".utf8)))
+        #expect(NDJSONParallelConverter.canConvert(Array("\u{FEFF}{\"recordName\":\"a\"}\r\n".utf8)))
+        #expect(NDJSONParallelConverter.canConvert(Array("garbage\n{}\n".utf8)))
+        #expect(!NDJSONParallelConverter.canConvert(Array("{\n  \"records\": []\n}\n".utf8)))
+        #expect(!NDJSONParallelConverter.canConvert(Array("\n{}\n".utf8)))
+        #expect(!NDJSONParallelConverter.canConvert(Array("{\"recordName\":\"no newline yet\"".utf8)))
+    }
+}
+
+@Suite("Fast JSON validation")
+struct JSONValidatorTests {
+    /// Both validators on `bytes`: the fast one must accept exactly what the scanner accepts.
+    func agree(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            let fast = JSONValidator.check(raw, maximumDepth: 64).isWellFormed
+            let slow = (try? RecordJSON.validate(raw, configuration: .init(maximumDepth: 64))) != nil
+            return fast == slow
+        }
+    }
+
+    @Test("The fast validator accepts exactly what the scanner accepts, on every truncation and byte flip")
+    func agreesWithScanner() {
+        var generator = RecordGenerator(seed: 77)
+        var failures: [String] = []
+        for _ in 0..<60 {
+            var out = JSONOutput(capacity: 1024)
+            RecordJSON.encode(generator.record(), into: &out)
+            let good = out.array
+            if !agree(good) { failures.append(String(decoding: good, as: UTF8.self)) }
+            for cut in stride(from: 0, to: good.count, by: 7) where !agree(Array(good.prefix(cut))) {
+                failures.append("prefix \(cut) of " + String(decoding: good, as: UTF8.self))
+            }
+            for _ in 0..<40 {
+                var bad = good
+                let index = generator.random.below(bad.count)
+                bad[index] = UInt8(truncatingIfNeeded: generator.random.below(256))
+                if !agree(bad) { failures.append(String(decoding: bad, as: UTF8.self)) }
+            }
+        }
+        let cases = [#"{"a":"\u12"}"#, #"{"a":"\uD83D\uDE00"}"#, #"{"a":"\uDE00"}"#, #"{"a":"\q"}"#, "01", "-", "1.", "1e", "1e+5",
+                     "[1,]", "{,}", #"{"a" 1}"#, "tru", "nulls", " [ ] ", "\"\u{7F}\"", "\"\t\"", #"{"a":[{"b":[]}]}"#,
+                     String(repeating: "[", count: 64) + String(repeating: "]", count: 64),
+                     String(repeating: "[", count: 65) + String(repeating: "]", count: 65), "{}x", "\"\\\"", "\"é\""]
+        for text in cases where !agree(Array(text.utf8)) { failures.append(text) }
+        for bytes in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],
+                      [0x22, 0xE2, 0x82, 0x22], [0x22, 0xC0, 0xAF, 0x22]] as [[UInt8]] where !agree(bytes) {
+            failures.append("\(bytes)")
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+
+    @Test("Top-level records, responses and error entries are told apart")
+    func recordObjects() {
+        func isRecord(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBytes { JSONValidator.check($0).isRecordObject }
+        }
+        #expect(isRecord(#"{"recordName":"a","fields":{"records":{"value":1}}}"#))
+        #expect(!isRecord(#"{"records":[]}"#))
+        #expect(!isRecord(#"{"recordName":"a","serverErrorCode":"NOT_FOUND"}"#))
+        #expect(!isRecord("[]"))
+    }
+}
