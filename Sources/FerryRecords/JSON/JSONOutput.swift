@@ -61,8 +61,29 @@ public struct JSONOutput: ~Copyable {
     public mutating func append(_ literal: StaticString) {
         let n = literal.utf8CodeUnitCount
         reserve(n)
-        (storage + length).update(from: literal.utf8Start, count: n)
+        Self.copy(literal.utf8Start, to: storage + length, count: n)
         length += n
+    }
+
+    /// Copies `count` bytes; short runs (the keys and most values of a record) with word moves
+    /// instead of a call to `memmove`. Only `count` bytes are written.
+    @inlinable @inline(__always)
+    static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+        let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+        if count >= 8 && count <= 16 {
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        } else if count < 8 {
+            var i = 0
+            while i < count {
+                destination[i] = source[i]
+                i += 1
+            }
+        } else {
+            destination.update(from: source, count: count)
+        }
     }
 
     /// Appends raw bytes.
@@ -74,7 +95,7 @@ public struct JSONOutput: ~Copyable {
         length += bytes.count
     }
 
-    /// Appends a decimal integer.
+    /// Appends a decimal integer: two digits at a time, from the end, into place.
     @inlinable
     public mutating func appendInteger(_ value: Int64) {
         reserve(20)
@@ -88,16 +109,44 @@ public struct JSONOutput: ~Copyable {
             length += 1
             return
         }
-        var digits = 0
-        var probe = magnitude
-        while probe > 0 { digits += 1; probe /= 10 }
-        var i = length + digits - 1
-        while magnitude > 0 {
-            storage[i] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
-            magnitude /= 10
-            i -= 1
+        let digits = Self.decimalDigits(magnitude)
+        var i = length + digits
+        length = i
+        let pairs = JSONOutput.digitPairs.utf8Start
+        while magnitude >= 100 {
+            let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 100)
+            i -= 2
+            storage[i] = pairs[Int(remainder) * 2]
+            storage[i + 1] = pairs[Int(remainder) * 2 + 1]
+            magnitude = quotient
         }
-        length += digits
+        if magnitude >= 10 {
+            storage[i - 2] = pairs[Int(magnitude) * 2]
+            storage[i - 1] = pairs[Int(magnitude) * 2 + 1]
+        } else {
+            storage[i - 1] = UInt8(truncatingIfNeeded: magnitude) + 48
+        }
+    }
+
+    /// "00" through "99".
+    @usableFromInline
+    static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// The number of decimal digits of `value` (at least 1).
+    @inlinable
+    static func decimalDigits(_ value: UInt64) -> Int {
+        var count = 1
+        var threshold: UInt64 = 10
+        while count < 20 && value >= threshold {
+            count += 1
+            if count == 20 { break }
+            threshold &*= 10
+        }
+        return count
     }
 
     /// Appends the shortest text that reads back as exactly `value` (`null` for non-finite values,
@@ -125,29 +174,63 @@ public struct JSONOutput: ~Copyable {
     public mutating func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         let n = bytes.count
         reserve(n + 2)
-        storage[length] = UInt8(ascii: "\"")
-        length += 1
-        guard let base = bytes.baseAddress else {
+        guard let base = bytes.baseAddress, n > 0 else {
             storage[length] = UInt8(ascii: "\"")
-            length += 1
+            storage[length + 1] = UInt8(ascii: "\"")
+            length += 2
             return
         }
-        // Fast path: copy runs that need no escape, eight bytes at a time.
+        if !Self.needsEscaping(base, n) {
+            // The common case: nothing to escape, one copy.
+            storage[length] = UInt8(ascii: "\"")
+            Self.copy(base, to: storage + length + 1, count: n)
+            storage[length + 1 + n] = UInt8(ascii: "\"")
+            length += n + 2
+            return
+        }
+        appendEscapedString(base, n)
+    }
+
+    /// The bytes of a word that JSON strings must escape (`"`, `\`, controls) have their high
+    /// bit set in the result; exact for whether any does.
+    @inlinable @inline(__always)
+    static func escapeMask(_ word: UInt64) -> UInt64 {
+        let quote = word ^ 0x2222_2222_2222_2222
+        let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        return ((quote &- ones) & ~quote | (slash &- ones) & ~slash | (word &- 0x2020_2020_2020_2020) & ~word)
+            & 0x8080_8080_8080_8080
+    }
+
+    /// Whether any of the `n` bytes at `base` must be escaped, eight at a time (the last word
+    /// overlapping the one before; a short string padded with `A`s).
+    @inlinable @inline(__always)
+    static func needsEscaping(_ base: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let raw = UnsafeRawPointer(base)
+        if n >= 8 {
+            var found: UInt64 = 0
+            var i = 0
+            while i + 8 <= n {
+                found |= escapeMask(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                i += 8
+            }
+            if i < n { found |= escapeMask(raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) }
+            return found != 0
+        }
+        var word: UInt64 = 0x4141_4141_4141_4141
+        withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: raw, byteCount: n) }
+        return escapeMask(word) != 0
+    }
+
+    /// Appends a JSON string literal whose bytes need escapes (the slow path).
+    @usableFromInline
+    mutating func appendEscapedString(_ base: UnsafePointer<UInt8>, _ n: Int) {
+        reserve(n + 2)
+        storage[length] = UInt8(ascii: "\"")
+        length += 1
         var i = 0
         var runStart = 0
         while i < n {
-            if i + 8 <= n {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                let quote = word ^ 0x2222_2222_2222_2222
-                let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let ones: UInt64 = 0x0101_0101_0101_0101
-                let special = ((quote &- ones) & ~quote | (slash &- ones) & ~slash | (word &- 0x2020_2020_2020_2020) & ~word) & 0x8080_8080_8080_8080
-                if special == 0 {
-                    i += 8
-                    continue
-                }
-                i += special.trailingZeroBitCount >> 3
-            }
             let b = base[i]
             if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 {
                 let run = i - runStart

@@ -425,13 +425,18 @@ package struct JSONScanner {
                 throw error(.syntax, "expected '.', 'e' or the end of the number after a leading 0, found a digit")
             }
         } else {
+            // Up to 19 digits cannot overflow 64 bits; count them without checks first.
             while i < end {
                 let d = base[i] &- UInt8(ascii: "0")
                 if d > 9 { break }
-                let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
-                let (m2, o2) = m1.addingReportingOverflow(UInt64(d))
-                if o1 || o2 { overflow = true }
-                magnitude = m2
+                if digits < 19 {
+                    magnitude = magnitude &* 10 &+ UInt64(d)
+                } else {
+                    let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (m2, o2) = m1.addingReportingOverflow(UInt64(d))
+                    if o1 || o2 { overflow = true }
+                    magnitude = m2
+                }
                 digits += 1
                 i += 1
             }

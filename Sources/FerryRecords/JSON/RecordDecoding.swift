@@ -70,6 +70,8 @@ extension JSONScanner {
     // MARK: Nested system structures
 
     mutating func decodeZoneID() throws(RecordFormatError) -> ZoneID {
+        skipWhitespace()
+        if let zone = try decodeCompactZoneID() { return zone }
         let start = position
         try beginObject("a zone ID object")
         var zone = ZoneID()
@@ -101,6 +103,8 @@ extension JSONScanner {
     }
 
     mutating func decodeStamp() throws(RecordFormatError) -> RecordStamp {
+        skipWhitespace()
+        if let stamp = try decodeCompactStamp() { return stamp }
         try beginObject("a created/modified object")
         var stamp = RecordStamp()
         var seen: UInt8 = 0
@@ -124,7 +128,97 @@ extension JSONScanner {
         return stamp
     }
 
+    /// The fast path for `{"zoneName":"…"[,"ownerRecordName":"…"][,"zoneType":"…"]}` without
+    /// spaces; `nil`, with the position unchanged, for any other shape.
+    @inline(__always)
+    mutating func decodeCompactZoneID() throws(RecordFormatError) -> ZoneID? {
+        let start = position
+        guard matchLiteral(#"{"zoneName":""#) else { return nil }
+        try enter()
+        depth -= 1
+        position -= 1
+        var zone = ZoneID(zoneName: try readString())
+        if matchLiteral(#","ownerRecordName":""#) {
+            position -= 1
+            zone.ownerRecordName = try readString()
+        }
+        if matchLiteral(#","zoneType":""#) {
+            position -= 1
+            zone.zoneType = try readString()
+        }
+        guard current == UInt8(ascii: "}") else {
+            position = start
+            return nil
+        }
+        position += 1
+        return zone
+    }
+
+    /// The fast path for `{"recordName":"…"[,"zoneID":{…}][,"action":"…"]}` without spaces;
+    /// `nil`, with the position unchanged, for any other shape.
+    @inline(__always)
+    mutating func decodeCompactReference() throws(RecordFormatError) -> Reference? {
+        let start = position
+        guard matchLiteral(#"{"recordName":""#) else { return nil }
+        try enter()
+        position -= 1
+        let name = try readString()
+        var zone: ZoneID?
+        var action: Reference.Action?
+        if matchLiteral(#","zoneID":{"#) {
+            position -= 1
+            guard let compact = try decodeCompactZoneID() else {
+                depth -= 1
+                position = start
+                return nil
+            }
+            zone = compact
+        }
+        if matchLiteral(#","action":""#) {
+            position -= 1
+            action = Reference.Action(rawValue: try readString())
+        }
+        depth -= 1
+        guard current == UInt8(ascii: "}") else {
+            position = start
+            return nil
+        }
+        position += 1
+        return Reference(recordName: name, zoneID: zone, action: action)
+    }
+
+    /// The fast path for `{"timestamp":N,"userRecordName":"…"[,"deviceID":"…"]}` without spaces;
+    /// `nil`, with the position unchanged, for any other shape.
+    @inline(__always)
+    mutating func decodeCompactStamp() throws(RecordFormatError) -> RecordStamp? {
+        let start = position
+        guard matchLiteral(#"{"timestamp":"#), current == UInt8(ascii: "-") || (current >= UInt8(ascii: "0") && current <= UInt8(ascii: "9")) else {
+            position = start
+            return nil
+        }
+        guard let timestamp = try readNumber().exactInteger, matchLiteral(#","userRecordName":""#) else {
+            position = start
+            return nil
+        }
+        try enter() // the depth limit applies as on the general path
+        depth -= 1
+        position -= 1
+        var stamp = RecordStamp(timestamp: timestamp, userRecordName: try readString())
+        if matchLiteral(#","deviceID":""#) {
+            position -= 1
+            stamp.deviceID = try readString()
+        }
+        guard current == UInt8(ascii: "}") else {
+            position = start
+            return nil
+        }
+        position += 1
+        return stamp
+    }
+
     mutating func decodeReference() throws(RecordFormatError) -> Reference {
+        skipWhitespace()
+        if let reference = try decodeCompactReference() { return reference }
         let start = position
         try beginObject("a reference object")
         var name: String?
@@ -245,6 +339,8 @@ extension JSONScanner {
 
     /// Decodes one field dictionary `{"value": …, "type": …}` in either key order.
     mutating func decodeField(named name: String) throws(RecordFormatError) -> RecordField {
+        skipWhitespace()
+        if let field = try decodeCompactField(named: name) { return field }
         let start = position
         try beginObject("a field object {\"value\": …, \"type\": …} for field \"\(name)\"")
         var type: FieldType?
@@ -280,11 +376,51 @@ extension JSONScanner {
         guard valueOffset >= 0 else {
             throw error(.missingKey, "expected key \"value\" in field \"\(name)\", found none", at: start)
         }
-        var sub = self
-        sub.position = valueOffset
-        let value = try sub.decodeFieldValue(type: type, string: stringValue, number: numberValue, field: name)
+        let after = position
+        position = valueOffset
+        let value = try decodeFieldValue(type: type, string: stringValue, number: numberValue, field: name)
+        position = after
         _ = typeOffset
         return RecordField(value, type: type, unknownKeys: unknown)
+    }
+
+    /// The fast path for the shape CloudKit and Ferry write, `{"value":…,"type":"TAG"}` without
+    /// spaces: keys matched as literals instead of scanned and compared. Returns `nil`, with the
+    /// position unchanged, for any other shape (the general path then reads it); errors in the
+    /// value are the general path's errors.
+    @inline(__always)
+    mutating func decodeCompactField(named name: String) throws(RecordFormatError) -> RecordField? {
+        let start = position
+        guard matchLiteral(#"{"value":"#) else { return nil }
+        try enter()
+        let valueOffset = position
+        var stringValue: String?
+        var numberValue: JSONNumberToken?
+        switch current {
+        case UInt8(ascii: "\""): stringValue = try readString()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): numberValue = try readNumber()
+        default: try skipValueStructure()
+        }
+        guard matchLiteral(#","type":""#) else {
+            depth -= 1
+            position = start
+            return nil
+        }
+        position -= 1 // back to the tag's opening quote
+        let type = try readFieldType()
+        guard current == UInt8(ascii: "}") else {
+            depth -= 1
+            position = start
+            return nil
+        }
+        position += 1
+        depth -= 1
+        // Decode the value in place, now that its type is known, then come back.
+        let after = position
+        position = valueOffset
+        let value = try decodeFieldValue(type: type, string: stringValue, number: numberValue, field: name)
+        position = after
+        return RecordField(value, type: type)
     }
 
     /// Reads a type tag, returning the shared constant for standard tags (no allocation).
