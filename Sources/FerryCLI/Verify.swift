@@ -24,6 +24,8 @@ struct Verify: ParsableCommand {
     @Argument(help: ArgumentHelp("Archives to verify (- is stdin).", valueName: "ARCHIVE"))
     var archives: [String] = []
 
+    @OptionGroup var limits: ArchiveLimitOptions
+
     @Flag(help: "Print one JSON result per archive on stdout.")
     var json = false
 
@@ -33,13 +35,14 @@ struct Verify: ParsableCommand {
     func validate() throws {
         guard !archives.isEmpty else { throw ValidationError("expected at least one ARCHIVE") }
         try checkInputsExist(archives)
+        _ = try limits.configuration()
     }
 
     func run() throws {
         var failed: CommandFailure?
         for path in archives {
             do {
-                let report = try ArchiveVerifier().verify(try InputFile(path: path))
+                let report = try ArchiveVerifier(configuration: try limits.configuration()).verify(try InputFile(path: path))
                 if json {
                     print(Self.json(path: path, ok: true, members: report.memberCount, records: report.recordCount, error: nil))
                 } else if !quiet {

@@ -70,7 +70,7 @@ package struct NDJSONLineDecoder: Sendable {
     /// Decodes `line` (without its newline and carriage return); `raw` is the line as read, which
     /// is what a rejects file receives for a whole-line reject.
     package func decode(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                        _ emit: (NDJSONLineItem) throws -> Void) throws {
+                        _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
         var first: UInt8 = 0
         for b in line where b != 0x20 && b != 0x09 {
             first = b
@@ -119,7 +119,7 @@ package struct NDJSONLineDecoder: Sendable {
 
     /// A JSON array of documents on one line: decoded whole (bounded by the line limit).
     private func decodeArray(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                             _ emit: (NDJSONLineItem) throws -> Void) throws {
+                             _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
         let value: JSONValue
         do {
             value = try RecordJSON.parseValue(line, configuration: configuration)
@@ -146,9 +146,9 @@ package struct NDJSONLineDecoder: Sendable {
     }
 
     /// Turns a decoded document into items.
-    private func take(_ document: RecordDocument, line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                      _ emit: (NDJSONLineItem) throws -> Void, positionKnown: Bool = true) throws {
-        switch document {
+    private func take(_ document: consuming RecordDocument, line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
+                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool = true) throws {
+        switch consume document {
         case .record(let record):
             try emit(.record(record))
         case .recordError(let serverError):

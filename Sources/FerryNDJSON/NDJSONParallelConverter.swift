@@ -426,7 +426,7 @@ private final class ChunkJob: @unchecked Sendable {
                 do {
                     try decoder.decode(content, raw: raw) { item in
                         localIndex += 1
-                        switch item {
+                        switch consume item {
                         case .record(var record):
                             recordsRead += 1
                             if let transform {

@@ -164,7 +164,7 @@ public final class NDJSONReader: RecordReader {
         var first: (Record, Int)?
         try decoder.decode(line, raw: rawLine) { item in
             itemCount += 1
-            switch item {
+            switch consume item {
             case .record(let record):
                 if first == nil && pending.isEmpty { first = (record, itemCount) } else { pending.append(.record(record, index: itemCount)) }
             case .dropped:
@@ -383,7 +383,7 @@ public final class NDJSONReader: RecordReader {
             let base = offset
             try decoder.decode(slice, raw: slice) { item in
                 itemCount += 1
-                switch item {
+                switch consume item {
                 case .record(let record):
                     pending.append(.record(record, index: itemCount))
                 case .dropped:
