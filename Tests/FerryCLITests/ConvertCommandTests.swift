@@ -113,6 +113,36 @@ struct ConvertCommandTests {
         #expect(try String(contentsOfFile: dir + "/rejects.ndjson", encoding: .utf8) == bad)
     }
 
+    @Test("On every core, each kind of bad line fails with exit 1 and no output, or is skipped into the rejects file",
+          arguments: ["truncated", "wrong type", "missing recordName", "duplicate keys", "nested arrays", "binary garbage",
+                      "invalid UTF-8", "huge line"])
+    func parallelBadInput(kind: String) throws {
+        let bad: [UInt8]
+        switch kind {
+        case "truncated": bad = Array(#"{"recordName":"t","fields":{"a":{"value":"#.utf8)
+        case "wrong type": bad = Array(#"{"recordName":"w","fields":{"n":{"value":"abc","type":"INT64"}}}"#.utf8)
+        case "missing recordName": bad = Array(#"{"recordType":"T","fields":{}}"#.utf8)
+        case "duplicate keys": bad = Array(#"{"recordName":"d","recordName":"e"}"#.utf8)
+        case "nested arrays":
+            bad = Array(#"{"recordName":"n","x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 100_000)
+                + Array(repeating: UInt8(ascii: "]"), count: 100_000) + [UInt8(ascii: "}")]
+        case "binary garbage": bad = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }.filter { $0 != 0x0A }
+        case "invalid UTF-8": bad = Array(#"{"recordName":"#.utf8) + [0x22, 0xC3, 0x28, 0x22, 0x7D]
+        default: bad = Array(#"{"recordName":"big","x":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 3 << 20) + Array("\"}".utf8)
+        }
+        var generator = RecordGenerator(seed: 8)
+        let before = generator.ndjson(count: 3000), after = generator.ndjson(count: 3000)
+        let dir = scratchDirectory()
+        try Data(before + bad + [0x0A] + after).write(to: URL(fileURLWithPath: dir + "/in.ndjson"))
+        let limits = ["--threads", "2", "--max-line-bytes", String(2 << 20), "--quiet"]
+        #expect(Ferry.execute(["convert", dir + "/in.ndjson", dir + "/out.ndjson"] + limits) == 1)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.ndjson"))
+        #expect(Ferry.execute(["convert", dir + "/in.ndjson", dir + "/out.ndjson", "--on-error", "skip",
+                               "--rejects", dir + "/rejects.ndjson"] + limits) == 0)
+        #expect(try records(at: dir + "/out.ndjson").count == 6000)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/rejects.ndjson")) == Data(bad + [0x0A]))
+    }
+
     @Test("Usage errors exit 2", arguments: [
         ["convert"], ["convert", "only-one"], ["convert", "a", "b", "--rejects", "r"], ["convert", "a", "b", "--sort", ":x"],
         ["convert", "/no/such/input.ndjson", "out.ndjson"], ["frobnicate"], ["convert", "a", "b", "--limit", "-3"],
