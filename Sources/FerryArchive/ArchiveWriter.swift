@@ -144,6 +144,27 @@ public final class ArchiveWriter {
         try addOther(path: path, kind: .asset, fileChecksum: fileChecksum, source: source)
     }
 
+    /// Adds every regular file of `directory` as an asset, its file name read as the
+    /// `fileChecksum` with `%XX` escapes (as `ferry extract` writes `assets/`), so a folder of
+    /// assets named by checksum — or an extracted archive's `assets/` — goes back in unchanged.
+    /// Returns the number of files added.
+    @discardableResult
+    public func addAssets(fromDirectory directory: String) throws -> Int {
+        let files: [String]
+        do { files = try FileSystem.files(in: directory) } catch {
+            throw ArchiveError(.ioFailure, "cannot list the assets folder", archive: name, underlying: error)
+        }
+        for path in files {
+            let fileName = path.split(separator: "/").last.map(String.init) ?? path
+            let source: InputFile
+            do { source = try InputFile(path: path) } catch {
+                throw ArchiveError(.ioFailure, "cannot open the asset `\(path)`", archive: name, underlying: error)
+            }
+            try addAsset(fileChecksum: ArchivePath.decodeComponent(fileName), from: source)
+        }
+        return files.count
+    }
+
     /// Adds a change log as `changes/<name>` (its bytes are kept as given).
     public func addChangeLog(named logName: String, from source: any ByteSource) throws {
         let path = ArchivePath.changesMember(name: logName)

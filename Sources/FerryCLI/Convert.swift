@@ -26,6 +26,8 @@ struct Convert: ParsableCommand {
           ferry convert export.ndjson.gz hot.ndjson --where 'count > 50 AND text CONTAINS[c] "hello"'
           ferry convert export.ndjson backup.ndjson.gz --level 9
           ferry convert saved-responses/ all.ndjson --on-error skip --rejects rejects.ndjson
+          ferry convert export.ndjson backup.tar.gz --database shared --assets downloaded-assets/
+          ferry convert backup.tar.gz - | jq -c 'select(.recordType == "Message")'
           cat export.ndjson | ferry convert - - --zone Chats --keys text,sentAt --sort sentAt:desc --limit 20
         """
     )
@@ -61,6 +63,9 @@ struct Convert: ParsableCommand {
 
     @Option(help: ArgumentHelp("Database of the records written to an archive: public, private or shared.", valueName: "NAME"))
     var database: String = "private"
+
+    @Option(help: ArgumentHelp("With an archive output: add every file of this folder as an asset, named by its fileChecksum (an extracted archive's assets/ works as is).", valueName: "DIR"))
+    var assets: String?
 
     @Flag(help: "Compress the output with gzip (implied by an OUTPUT ending in .gz).")
     var gzip = false
@@ -102,6 +107,9 @@ struct Convert: ParsableCommand {
         if !(0...9).contains(level) {
             throw ValidationError("--level expects 0–9, found \(level)")
         }
+        if let assets, !FileSystem.isDirectory(assets) {
+            throw ValidationError("--assets expects a folder, found '\(assets)'")
+        }
         if let threads, threads < 1 {
             throw ValidationError("--threads expects a number ≥ 1, found \(threads)")
         }
@@ -132,6 +140,12 @@ struct Convert: ParsableCommand {
             let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
                 format: to, gzip: gzip, level: level, threads: threads, database: database))
             output = out
+            if let assets {
+                guard let archive = out.archive else {
+                    throw ValidationError("--assets needs an archive output (a name ending in .tar.gz or --to archive)")
+                }
+                try archive.archive.addAssets(fromDirectory: assets)
+            }
             try convert(inputs, into: out, rejects: rejectsFile, stats: &stats, progress: progress, clock: clock)
             try out.finish()
             try rejectsFile?.commit()

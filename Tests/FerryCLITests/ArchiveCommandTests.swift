@@ -144,6 +144,22 @@ struct ArchiveCommandTests {
         #expect(try records(at: dir + "/out/" + files[0]) == records(at: samples + "/chat.ndjson"))
     }
 
+    @Test("--assets puts a folder's files into the archive by checksum, and extract gives them back")
+    func assets() throws {
+        let dir = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/assets", withIntermediateDirectories: true)
+        let files = ["Zm9vYmFyYmF6": "first asset", "cXV1eHF1dXg=": "second", "a%2Fb+c": "slash in its checksum"]
+        for (name, text) in files { try write(text, to: dir + "/assets/" + name) }
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", dir + "/store.tar.gz", "--assets", dir + "/assets", "--quiet"]) == 0)
+        let manifest = try ArchiveReader(path: dir + "/store.tar.gz").manifest
+        #expect(Set(manifest.members.compactMap(\.fileChecksum)) == ["Zm9vYmFyYmF6", "cXV1eHF1dXg=", "a/b+c"])
+        #expect(Ferry.execute(["extract", dir + "/store.tar.gz", dir + "/out", "--quiet"]) == 0)
+        for (name, text) in files {
+            #expect(try String(contentsOfFile: dir + "/out/assets/" + name, encoding: .utf8) == text)
+        }
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", dir + "/x.ndjson", "--assets", dir + "/assets"]) == 2)
+    }
+
     @Test("A truncated archive fails convert with exit 1 and leaves no output")
     func truncated() throws {
         let dir = scratchDirectory()
