@@ -11,11 +11,14 @@ import Darwin
 /// For a path, bytes go to a temporary file in the same directory (`.NAME.ferry-XXXXXX`), which
 /// ``commit()`` renames over the target. If the process fails or the sink is dropped without a
 /// commit, the temporary file is removed, so a failed run never leaves a partial output. `-` writes
-/// to standard output (which cannot be made atomic; it is flushed on commit).
+/// to standard output, and a device or FIFO (`/dev/null`, a named pipe) is written through;
+/// neither can be made atomic.
 public final class OutputFile: ByteSink {
     public let name: String
     private var fd: Int32
     private let temporaryPath: String?
+    /// Whether `fd` is ours to close (not standard output).
+    private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
     private let bufferCapacity: Int
     private var isFinished = false
@@ -28,10 +31,21 @@ public final class OutputFile: ByteSink {
         if path == "-" {
             fd = 1
             temporaryPath = nil
+            ownsDescriptor = false
             return
         }
         if Syscall.isDirectory(path) {
             throw FerryIOError(.open, path: path, errno: EISDIR)
+        }
+        if Syscall.isSpecialFile(path) {
+            // A device or FIFO (/dev/null, a named pipe): write through it. Renaming a temporary
+            // file over it would replace the device with a regular file.
+            let fd = Syscall.open(path, flags: O_WRONLY | O_CLOEXEC)
+            if fd < 0 { throw FerryIOError(.open, path: path, errno: Syscall.errno) }
+            self.fd = fd
+            temporaryPath = nil
+            ownsDescriptor = true
+            return
         }
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
@@ -43,6 +57,7 @@ public final class OutputFile: ByteSink {
         Syscall.fchmod(fd, 0o666 & ~Syscall.currentUmask())
         self.fd = fd
         temporaryPath = temp
+        ownsDescriptor = true
         TemporaryFiles.shared.register(temp)
     }
 
@@ -82,7 +97,14 @@ public final class OutputFile: ByteSink {
             throw error
         }
         isFinished = true
-        guard let temporaryPath else { return }
+        guard let temporaryPath else {
+            if ownsDescriptor {
+                let closeError = Syscall.close(fd)
+                fd = -1
+                if closeError != 0 { throw FerryIOError(.close, path: name, errno: closeError) }
+            }
+            return
+        }
         let closeError = Syscall.close(fd)
         fd = -1
         if closeError != 0 {
@@ -102,7 +124,11 @@ public final class OutputFile: ByteSink {
     public func abandon() {
         isFinished = true
         buffer.removeAll()
-        guard let temporaryPath else { return }
+        guard let temporaryPath else {
+            if ownsDescriptor && fd >= 0 { _ = Syscall.close(fd) }
+            fd = -1
+            return
+        }
         if fd >= 0 { _ = Syscall.close(fd) }
         fd = -1
         _ = Syscall.unlink(temporaryPath)

@@ -49,3 +49,26 @@ struct OutputFileTests {
         #expect(error?.description.contains("/nonexistent/ferry.ndjson: cannot open") == true)
     }
 }
+
+@Suite("Output to devices and pipes")
+struct OutputToSpecialFilesTests {
+    @Test("Writing to a FIFO writes through it and leaves it a FIFO (no temporary file renamed over it)")
+    func fifo() throws {
+        let dir = temporaryDirectory()
+        let path = dir + "/pipe"
+        #expect(mkfifo(path, 0o600) == 0)
+        // A reader first, so that opening the FIFO for writing does not block.
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let file = try OutputFile(path: path)
+        try file.write(Array("through the pipe\n".utf8))
+        try file.commit()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, 64) }
+        #expect(Array(buffer.prefix(max(n, 0))) == Array("through the pipe\n".utf8))
+        var info = stat()
+        #expect(stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+        #expect(try FileSystem.files(in: dir).isEmpty) // no temporary file left beside it
+    }
+}

@@ -104,6 +104,15 @@ enum Syscall {
         return (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// Whether `path` exists and is neither a regular file nor a directory (a device, FIFO or
+    /// socket), following symbolic links.
+    static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
