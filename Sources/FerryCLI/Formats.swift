@@ -4,6 +4,7 @@ import FerryCompression
 import FerryIO
 import FerryNDJSON
 import FerryRecords
+import FerryXML
 
 /// The record formats Ferry reads and writes.
 enum RecordFormat: String, CaseIterable, ExpressibleByArgument {
@@ -62,7 +63,7 @@ func openRecordReader(_ path: String, options: RecordInputOptions) throws -> any
             records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
         return ArchiveRecordReader(try ArchiveReader(source: input.source, configuration: configuration))
     case .xml:
-        throw CommandFailure(message: "\(path): XML input is not supported by this build")
+        return XMLRecordReader(source: input.source, policy: options.policy)
     case .ndjson:
         return NDJSONReader(source: input.source, policy: options.policy,
                             configuration: .init(maximumLineBytes: options.maximumLineBytes))
@@ -142,7 +143,7 @@ func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> Re
     }
     switch format {
     case .xml:
-        throw CommandFailure(message: "\(path): XML output is not supported by this build")
+        return RecordOutput(writer: try XMLRecordWriter(sink: sink), archive: nil, file: file)
     case .ndjson, .archive:
         return RecordOutput(writer: NDJSONWriter(sink: sink), archive: nil, file: file)
     }

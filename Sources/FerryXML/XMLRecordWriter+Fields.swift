@@ -1,6 +1,19 @@
 import FerryRecords
 
-// The system structures and field values of a record, as XML elements.
+// The system structures and field values of a record, as XML elements (Docs/XMLFormat.md).
+
+/// The attributes a value element carries when it is a field rather than a list item: the field's
+/// `name` (short form only), its `type` when it is not the element's standard tag, and
+/// `untyped="true"` when the field had no type tag.
+struct FieldAttributes {
+    var name: String?
+    var type: String?
+    var untyped = false
+
+    var needsEscape: Bool {
+        (name.map(XMLTextEscaping.needsEscape) ?? false) || (type.map(XMLTextEscaping.needsEscape) ?? false)
+    }
+}
 
 extension XMLRecordWriter {
     /// `<zoneID zoneName ownerRecordName zoneType/>`.
@@ -34,10 +47,12 @@ extension XMLRecordWriter {
     }
 
     /// `<reference|parent|share recordName action>` with an optional `<zoneID>` inside.
-    func write(_ reference: Reference, element: StaticString) throws {
+    func write(_ reference: Reference, element: StaticString, _ field: FieldAttributes) throws {
         let escaped = XMLTextEscaping.needsEscape(reference.recordName)
             || (reference.action.map { XMLTextEscaping.needsEscape($0.rawValue) } ?? false)
+            || field.needsEscape
         try writerStart(element)
+        try writeFieldAttributes(field, escaped)
         try attribute("recordName", reference.recordName, escaped)
         if let v = reference.action { try attribute("action", v.rawValue, escaped) }
         if escaped { try writerEscapedFlag() }
@@ -47,12 +62,13 @@ extension XMLRecordWriter {
     }
 
     /// `<asset fileChecksum size referenceChecksum wrappingKey receipt downloadURL/>`.
-    func write(_ asset: Asset) throws {
-        var escaped = false
+    func write(_ asset: Asset, _ field: FieldAttributes) throws {
+        var escaped = field.needsEscape
         for v in [asset.fileChecksum, asset.referenceChecksum, asset.wrappingKey, asset.receipt, asset.downloadURL] {
             if let v, XMLTextEscaping.needsEscape(v) { escaped = true }
         }
         try writerStart("asset")
+        try writeFieldAttributes(field, escaped)
         if let v = asset.fileChecksum { try attribute("fileChecksum", v, escaped) }
         if let v = asset.size { try attribute("size", integer: v) }
         if let v = asset.referenceChecksum { try attribute("referenceChecksum", v, escaped) }
@@ -65,8 +81,10 @@ extension XMLRecordWriter {
     }
 
     /// `<location latitude longitude horizontalAccuracy verticalAccuracy altitude speed course timestamp date/>`.
-    func write(_ location: Location) throws {
+    func write(_ location: Location, _ field: FieldAttributes) throws {
+        let escaped = field.needsEscape
         try writerStart("location")
+        try writeFieldAttributes(field, escaped)
         try attribute("latitude", double: location.latitude)
         try attribute("longitude", double: location.longitude)
         if let v = location.horizontalAccuracy { try attribute("horizontalAccuracy", double: v) }
@@ -78,107 +96,133 @@ extension XMLRecordWriter {
             try attribute("timestamp", integer: v)
             try dateAttribute(v)
         }
+        if escaped { try writerEscapedFlag() }
         try writeUnknownKeys(location.unknownKeys)
         try writerEnd()
     }
 
-    // MARK: Fields
-
-    /// Whether `value` is written natively for `type` (else it is written as `<json>`).
-    static func isNative(_ value: FieldValue, kind: FieldType.Kind) -> Bool {
-        switch (value, kind) {
-        case (.string, .string), (.int64, .int64), (.double, .double), (.timestamp, .timestamp),
-             (.bytes, .bytes), (.bytes, .encryptedBytes), (.reference, .reference), (.asset, .asset),
-             (.location, .location): true
-        default: false
-        }
+    /// `name`, `type` and `untyped`, in that order, before the element's own attributes.
+    @inline(__always)
+    func writeFieldAttributes(_ field: FieldAttributes, _ escaped: Bool) throws {
+        if let name = field.name { try attribute("name", name, escaped) }
+        if let type = field.type { try attribute("type", type, escaped) }
+        if field.untyped { try writerUntypedFlag() }
     }
 
-    /// `<field name type>VALUE<unknown…/>*</field>`.
+    // MARK: Fields
+
+    /// The element a field's value is written as, and whether the element's standard tag, a
+    /// `type` attribute or `untyped` gives the field's tag. Values the typed elements cannot
+    /// carry exactly are written as `<json>` with the value's JSON encoding.
+    /// For a typed list, `items` is the element of its items.
+    static func form(of value: FieldValue, type: FieldType?)
+        -> (kind: XMLValueKind, items: XMLValueKind?, type: String?, untyped: Bool) {
+        if case .json(.null) = value { return (.null, nil, type?.rawValue, false) }
+        guard let type else {
+            if let kind = XMLValueKind(natural: value) { return (kind, nil, nil, true) }
+            if case .list(let items) = value, items.allSatisfy({ XMLValueKind(natural: $0) != nil }) {
+                return (.list, nil, nil, true)
+            }
+            return (.json, nil, nil, false)
+        }
+        if type.kind == .unknown {
+            if type.isList, case .json(.array(let items)) = value, items.isEmpty { return (.list, nil, type.rawValue, false) }
+            return (.json, nil, type.rawValue, false)
+        }
+        let element = XMLValueKind(scalar: type.kind)!
+        if type.isList {
+            if case .list(let items) = value, items.allSatisfy({ element.holds($0) || XMLValueKind.null.holds($0) }) {
+                return (.list, element, type.rawValue, false)
+            }
+            return (.json, nil, type.rawValue, false)
+        }
+        guard element.holds(value) else { return (.json, nil, type.rawValue, false) }
+        return (element, nil, type == element.standardType ? nil : type.rawValue, false)
+    }
+
+    /// A field: the short form `<kind name="…">` or, when the field dictionary has unknown
+    /// members, the long form `<field name="…"><kind>…</kind><unknown …/></field>`.
     func writeField(_ name: String, _ field: RecordField) throws {
-        let value = field.value
-        let type = field.type
-        enum Form { case null, json, empty, scalar, list }
-        let form: Form
-        if case .json(.null) = value {
-            form = .null
-        } else if let type, type.kind != .unknown {
-            if type.isList {
-                if case .list(let items) = value, items.allSatisfy({ item in
-                    if case .json(.null) = item { return true }
-                    return Self.isNative(item, kind: type.kind)
-                }) { form = .list } else { form = .json }
-            } else {
-                form = Self.isNative(value, kind: type.kind) ? .scalar : .json
-            }
-        } else if let type, type.isList, case .json(.array(let a)) = value, a.isEmpty {
-            form = .empty // UNKNOWN_LIST []
-        } else {
-            form = .json
+        let (kind, items, type, untyped) = Self.form(of: field.value, type: field.type)
+        if field.unknownKeys.isEmpty {
+            try writeValue(field.value, as: kind, items: items, FieldAttributes(name: name, type: type, untyped: untyped))
+            return
         }
-        var escaped = XMLTextEscaping.needsEscape(name) || (type.map { XMLTextEscaping.needsEscape($0.rawValue) } ?? false)
-        if form == .scalar, !escaped {
-            switch value {
-            case .string(let s), .bytes(let s): escaped = XMLTextEscaping.needsEscape(s)
-            default: break
-            }
-        }
+        let escaped = XMLTextEscaping.needsEscape(name)
         try writerStart("field")
         try attribute("name", name, escaped)
-        if let type { try attribute("type", type.rawValue, escaped) }
-        if form == .scalar, case .timestamp(let t) = value { try dateAttribute(t) }
         if escaped { try writerEscapedFlag() }
-        switch form {
-        case .null: try writeNull()
-        case .json: try writeJSON(valueJSON(value), element: "json")
-        case .empty: break
-        case .scalar: try writeScalar(value, escaped: escaped)
-        case .list:
-            if case .list(let items) = value {
-                for item in items { try writeItem(item) }
-            }
-        }
+        try writeValue(field.value, as: kind, items: items, FieldAttributes(name: nil, type: type, untyped: untyped))
         try writeUnknownKeys(field.unknownKeys)
         try writerEnd()
     }
 
-    private func writeNull() throws {
-        try writerStart("null")
-        try writerEnd()
-    }
-
-    /// The value in its JSON encoding, for `<json>`.
-    private func valueJSON(_ value: FieldValue) -> JSONValue {
-        if case .json(let j) = value { return j }
-        var out = JSONOutput(capacity: 256)
-        RecordJSON.encode(value, into: &out)
-        return (try? RecordJSON.parseValue(out.bytes)) ?? .null
-    }
-
-    /// The content of a field or item holding a native value.
-    private func writeScalar(_ value: FieldValue, escaped: Bool) throws {
-        switch value {
-        case .string(let s), .bytes(let s): try text(s, escaped)
-        case .int64(let v), .timestamp(let v): try text(integer: v)
-        case .double(let d): try text(Self.text(of: d), false)
-        case .reference(let r): try write(r, element: "reference")
-        case .asset(let a): try write(a)
-        case .location(let l): try write(l)
-        case .list, .json: break
+    /// A value element of `kind`, with the field attributes when it is a field; a list's items are
+    /// `items` elements (or `<null/>`), or, in an untyped list, each item's own element.
+    func writeValue(_ value: FieldValue, as kind: XMLValueKind, items itemKind: XMLValueKind? = nil,
+                    _ field: FieldAttributes) throws {
+        switch (kind, value) {
+        case (.string, .string(let s)), (.bytes, .bytes(let s)), (.encryptedBytes, .bytes(let s)):
+            let escaped = XMLTextEscaping.needsEscape(s) || field.needsEscape
+            try writerStart(kind.elementName)
+            try writeFieldAttributes(field, escaped)
+            if escaped { try writerEscapedFlag() }
+            try text(s, escaped)
+            try writerEnd()
+        case (.int64, .int64(let v)):
+            let escaped = field.needsEscape
+            try writerStart("int64")
+            try writeFieldAttributes(field, escaped)
+            if escaped { try writerEscapedFlag() }
+            try text(integer: v)
+            try writerEnd()
+        case (.timestamp, .timestamp(let v)):
+            let escaped = field.needsEscape
+            try writerStart("timestamp")
+            try writeFieldAttributes(field, escaped)
+            try dateAttribute(v)
+            if escaped { try writerEscapedFlag() }
+            try text(integer: v)
+            try writerEnd()
+        case (.double, .double(let d)):
+            let escaped = field.needsEscape
+            try writerStart("double")
+            try writeFieldAttributes(field, escaped)
+            if escaped { try writerEscapedFlag() }
+            try text(double: d)
+            try writerEnd()
+        case (.reference, .reference(let r)):
+            try write(r, element: "reference", field)
+        case (.asset, .asset(let a)):
+            try write(a, field)
+        case (.location, .location(let l)):
+            try write(l, field)
+        case (.null, _):
+            let escaped = field.needsEscape
+            try writerStart("null")
+            try writeFieldAttributes(field, escaped)
+            if escaped { try writerEscapedFlag() }
+            try writerEnd()
+        case (.list, .list(let items)):
+            let escaped = field.needsEscape
+            try writerStart("list")
+            try writeFieldAttributes(field, escaped)
+            if escaped { try writerEscapedFlag() }
+            for item in items {
+                let kind = itemKind.flatMap { $0.holds(item) ? $0 : nil } ?? XMLValueKind(natural: item)!
+                try writeValue(item, as: kind, FieldAttributes())
+            }
+            try writerEnd()
+        case (.list, _):
+            // UNKNOWN_LIST `[]`.
+            let escaped = field.needsEscape
+            try writerStart("list")
+            try writeFieldAttributes(field, escaped)
+            if escaped { try writerEscapedFlag() }
+            try writerEnd()
+        default:
+            encodeJSON(value)
+            try writeJSONText(element: "json", key: nil, field)
         }
-    }
-
-    /// `<item>VALUE</item>` (with `date` for timestamps, `escaped` when needed, `<null/>` for null).
-    private func writeItem(_ item: FieldValue) throws {
-        var escaped = false
-        switch item {
-        case .string(let s), .bytes(let s): escaped = XMLTextEscaping.needsEscape(s)
-        default: break
-        }
-        try writerStart("item")
-        if case .timestamp(let t) = item { try dateAttribute(t) }
-        if escaped { try writerEscapedFlag() }
-        if case .json(.null) = item { try writeNull() } else { try writeScalar(item, escaped: escaped) }
-        try writerEnd()
     }
 }

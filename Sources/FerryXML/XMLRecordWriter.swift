@@ -13,16 +13,18 @@ import FerryRecords
 /// for record in records { try writer.write(record) }
 /// try writer.finish()
 /// ```
-public final class XMLRecordWriter {
+public final class XMLRecordWriter: RecordWriter {
     private let writer: LibXMLTextWriter
     private let sink: ByteSink
     /// Escaped values are built here before they are handed to libxml2.
     private var scratch = JSONOutput(capacity: 1 << 12)
-    /// JSON text of unknown keys and untyped values.
+    /// JSON text of unknown keys and values kept as JSON.
     private var json = JSONOutput(capacity: 1 << 12)
     private var isFinished = false
     /// Records written.
     public private(set) var recordCount = 0
+    /// Bytes handed to the sink so far (libxml2 buffers a few kilobytes until ``finish()``).
+    public var bytesWritten: Int { writer.bytesWritten }
 
     /// Starts a document on `sink`: the XML declaration and the `<records>` root element.
     ///
@@ -48,28 +50,34 @@ public final class XMLRecordWriter {
         try attribute("recordName", record.recordName, escaped)
         if let v = record.recordType { try attribute("recordType", v, escaped) }
         if let v = record.recordChangeTag { try attribute("recordChangeTag", v, escaped) }
-        if let v = record.deleted { try attribute("deleted", v ? "true" : "false", false) }
+        if let v = record.deleted { try writer.attribute("deleted", constant: v ? "true" : "false") }
         if let v = record.shortGUID { try attribute("shortGUID", v, escaped) }
-        if escaped { try writer.attribute("escaped", constant: "1") }
+        if escaped { try writerEscapedFlag() }
+        var hasChildren = false
         if let zone = record.zoneID {
             try writer.raw("\n    ")
             try write(zone)
+            hasChildren = true
         }
         if let stamp = record.created {
             try writer.raw("\n    ")
             try write(stamp, element: "created")
+            hasChildren = true
         }
         if let stamp = record.modified {
             try writer.raw("\n    ")
             try write(stamp, element: "modified")
+            hasChildren = true
         }
         if let parent = record.parent {
             try writer.raw("\n    ")
-            try write(parent, element: "parent")
+            try write(parent, element: "parent", FieldAttributes())
+            hasChildren = true
         }
         if let share = record.share {
             try writer.raw("\n    ")
-            try write(share, element: "share")
+            try write(share, element: "share", FieldAttributes())
+            hasChildren = true
         }
         if let fields = record.fields {
             try writer.raw("\n    ")
@@ -80,16 +88,19 @@ public final class XMLRecordWriter {
             }
             if !fields.entries.isEmpty { try writer.raw("\n    ") }
             try writer.endElement()
+            hasChildren = true
         }
         if let plugin = record.pluginFields {
             try writer.raw("\n    ")
             try writeJSON(plugin, element: "pluginFields")
+            hasChildren = true
         }
         for member in record.unknownKeys.members {
             try writer.raw("\n    ")
             try writeUnknown(member)
+            hasChildren = true
         }
-        try writer.raw("\n  ")
+        if hasChildren { try writer.raw("\n  ") }
         try writer.endElement()
         recordCount += 1
     }
@@ -136,7 +147,9 @@ public final class XMLRecordWriter {
     /// Writes a double attribute (shortest round-trip text; `INF`, `-INF`, `NaN` as in XSD).
     @inline(__always)
     func attribute(_ name: StaticString, double: Double) throws {
-        try attribute(name, Self.text(of: double), false)
+        scratch.removeAll()
+        Self.appendDouble(double, to: &scratch)
+        try writer.attribute(name, escapedValue: scratch.bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Writes the ISO-8601 `date` attribute for a millisecond timestamp (none outside 0001–9999).
@@ -174,23 +187,50 @@ public final class XMLRecordWriter {
         try writer.raw(scratch.bytes.assumingMemoryBound(to: UInt8.self))
     }
 
-    static func text(of double: Double) -> String {
-        if double.isFinite { return double.description }
-        if double.isNaN { return "NaN" }
-        return double < 0 ? "-INF" : "INF"
+    /// Writes a double as element text.
+    @inline(__always)
+    func text(double: Double) throws {
+        scratch.removeAll()
+        Self.appendDouble(double, to: &scratch)
+        try writer.raw(scratch.bytes.assumingMemoryBound(to: UInt8.self))
     }
 
-    /// `<element>JSON</element>`, with `escaped="1"` when the JSON text holds U+FFFE/U+FFFF.
+    /// The shortest text that reads back as exactly `value` (Swift's `description`: `-0.0`,
+    /// `5e-324`, `0.30000000000000004`), or `INF`, `-INF`, `NaN` as XML Schema spells them.
+    static func appendDouble(_ value: Double, to out: inout JSONOutput) {
+        if value.isFinite {
+            out.appendDouble(value)
+        } else if value.isNaN {
+            out.append("NaN")
+        } else {
+            out.append(value < 0 ? "-INF" : "INF")
+        }
+    }
+
+    /// `<element>JSON</element>` (JSON text of `value`), with `escaped="true"` when needed.
     func writeJSON(_ value: JSONValue, element: StaticString, key: String? = nil) throws {
         json.removeAll()
         json.appendValue(value)
+        try writeJSONText(element: element, key: key, FieldAttributes())
+    }
+
+    /// Writes the JSON text already in `json` as the content of `element`.
+    func writeJSONText(element: StaticString, key: String?, _ attributes: FieldAttributes) throws {
         let bytes = json.bytes.assumingMemoryBound(to: UInt8.self)
         let escaped = XMLTextEscaping.needsEscape(bytes) || (key.map(XMLTextEscaping.needsEscape) ?? false)
+            || attributes.needsEscape
         try writer.startElement(element)
+        try writeFieldAttributes(attributes, escaped)
         if let key { try attribute("key", key, escaped) }
-        if escaped { try writer.attribute("escaped", constant: "1") }
+        if escaped { try writerEscapedFlag() }
         try text(utf8: bytes, escaped)
         try writer.endElement()
+    }
+
+    /// Encodes a field value as its JSON into `json` (for `<json>`).
+    func encodeJSON(_ value: FieldValue) {
+        json.removeAll()
+        RecordJSON.encode(value, into: &json)
     }
 
     /// `<unknown key="…">JSON</unknown>`: a member Ferry does not model, kept as JSON text.
@@ -202,7 +242,10 @@ public final class XMLRecordWriter {
     func writerStart(_ element: StaticString) throws { try writer.startElement(element) }
 
     @inline(__always)
-    func writerEscapedFlag() throws { try writer.attribute("escaped", constant: "1") }
+    func writerEscapedFlag() throws { try writer.attribute("escaped", constant: "true") }
+
+    @inline(__always)
+    func writerUntypedFlag() throws { try writer.attribute("untyped", constant: "true") }
 
     @inline(__always)
     func writerEnd() throws { try writer.endElement() }

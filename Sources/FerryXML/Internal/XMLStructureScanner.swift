@@ -1,0 +1,339 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where an element's start tag begins in the input, and where the element ends.
+struct XMLMark {
+    /// Byte offset of the `<` of the start tag.
+    var offset: Int
+    /// 1-based line of the `<`.
+    var line: Int
+    /// 1-based column of the `<`, in characters.
+    var column: Int
+    /// Byte offset just past the element's last `>`; -1 until the scanner has seen it.
+    var end = -1
+}
+
+/// Follows the tag structure of the input as it is read, so that errors can name an exact line and
+/// column and rejected records can be copied verbatim.
+///
+/// libxml2 keeps a node's line in 16 bits, so past line 65,535 its lines are guesses, and it keeps
+/// no columns at all. The scanner sees every byte libxml2 is given (in the read callback, before
+/// libxml2 does) and records a ``XMLMark`` for each element start at the depths it watches: depth 1
+/// (the records) for the reader, every depth for the validator. It understands exactly as much XML
+/// as it needs — tags, quoted attribute values, comments, CDATA sections, processing
+/// instructions — and leaves judging well-formedness to libxml2: on malformed input its marks
+/// may be wrong, but libxml2 then reports the error with its own position.
+///
+/// Its state is a few integers, so any chunk boundary (down to one byte) gives the same marks.
+struct XMLStructureScanner {
+    enum State: UInt8 {
+        case text, lessThan, tagName, tag, doubleQuoted, singleQuoted, endTag, bang, comment, commentDash1,
+             commentDash2, cdata, cdataBracket1, cdataBracket2, instruction, instructionQuestion, declaration
+    }
+
+    /// Record marks for elements at depth 1 only (`false`: at every depth).
+    let recordsOnly: Bool
+
+    private(set) var state = State.text
+    /// Open elements.
+    private(set) var depth = 0
+    /// Bytes scanned so far: the offset of the next byte.
+    private(set) var offset = 0
+    /// The current line (1-based).
+    private(set) var line = 1
+    /// Offset of the first byte of the current line.
+    private var lineStart = 0
+    /// Characters between `lineStart` and the start of the current chunk, when the line began in an
+    /// earlier chunk.
+    private var carriedColumns = 0
+    /// Whether the last significant byte in a start tag was `/` (then `>` ends an empty element).
+    private var slash = false
+    /// Bytes of `<!…` matched so far (`--` or `[CDATA[`).
+    private var bangCount = 0
+    private var bangIsComment = false
+    /// The mark number of the depth-1 element being scanned, or -1.
+    private var openRecord = -1
+    /// The root element's start tag, once seen.
+    private(set) var rootMark: XMLMark?
+
+    /// Marks not yet discarded, numbered from `firstMarkNumber` (the first element is number 1).
+    private(set) var marks: [XMLMark] = []
+    private(set) var firstMarkNumber = 1
+
+    /// For the validator (every depth): the open elements and the latest closed ones, with their
+    /// local names, to place schema violations (see ``lastMark(named:before:)``).
+    private var openElements: [(mark: XMLMark, name: [UInt8])] = []
+    private var recentElements: [(mark: XMLMark, name: [UInt8])] = []
+    private var pendingName: [UInt8] = []
+    private static let recentLimit = 4096
+
+    init(recordsOnly: Bool) {
+        self.recordsOnly = recordsOnly
+        marks.reserveCapacity(64)
+    }
+
+    /// The mark with `number` (1-based, in document order), if it was seen and not yet discarded.
+    func mark(_ number: Int) -> XMLMark? {
+        let index = number - firstMarkNumber
+        return index >= 0 && index < marks.count ? marks[index] : nil
+    }
+
+    /// Forgets marks numbered below `number`.
+    mutating func discardMarks(before number: Int) {
+        let drop = min(number - firstMarkNumber, marks.count)
+        guard drop > 0 else { return }
+        marks.removeFirst(drop)
+        firstMarkNumber += drop
+    }
+
+    /// The offset of the oldest mark kept, if any.
+    var oldestMarkOffset: Int? { marks.first?.offset }
+
+    // MARK: Scanning
+
+    /// Scans the next chunk of input.
+    mutating func scan(_ chunk: UnsafeRawBufferPointer) {
+        guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count > 0 else { return }
+        let n = chunk.count
+        let chunkStart = offset
+        var i = 0
+        while i < n {
+            switch state {
+            case .text:
+                // Jump to the next `<`, counting the lines in between.
+                let rest = n - i
+                let found = memchr(base + i, Int32(UInt8(ascii: "<")), rest)
+                let stop = found.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) - base } ?? n
+                countLines(base, from: i, to: stop, chunkStart: chunkStart)
+                if stop == n { i = n; continue }
+                tagBegins(at: stop, base: base, chunkStart: chunkStart)
+                i = stop + 1
+                state = .lessThan
+            case .lessThan:
+                let b = base[i]
+                switch b {
+                case UInt8(ascii: "/"): state = .endTag; i += 1
+                case UInt8(ascii: "!"): state = .bang; bangCount = 0; i += 1
+                case UInt8(ascii: "?"): state = .instruction; i += 1
+                default:
+                    // A start tag: keep its mark if it is at a watched depth.
+                    if depth == 0 && rootMark == nil { rootMark = pendingMark }
+                    slash = false
+                    if recordsOnly {
+                        if depth == 1 {
+                            marks.append(pendingMark)
+                            openRecord = firstMarkNumber + marks.count - 1
+                        }
+                        state = .tag
+                    } else {
+                        pendingName.removeAll(keepingCapacity: true)
+                        state = .tagName
+                    }
+                }
+            case .tagName:
+                // The validator keeps each element's local name (after any prefix).
+                let b = base[i]
+                if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == UInt8(ascii: "/") || b == UInt8(ascii: ">") {
+                    state = .tag
+                    continue
+                }
+                if b == UInt8(ascii: ":") {
+                    pendingName.removeAll(keepingCapacity: true)
+                } else if pendingName.count < 256 {
+                    pendingName.append(b)
+                }
+                i += 1
+            case .tag:
+                // Attributes: stop at quotes, `>`, `/` and newlines.
+                var j = i
+                while j < n {
+                    let b = base[j]
+                    if b == UInt8(ascii: ">") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") || b == 0x0A { break }
+                    if b == UInt8(ascii: "/") { slash = true } else if b > 0x20 { slash = false }
+                    j += 1
+                }
+                i = j
+                guard j < n else { continue }
+                let b = base[j]
+                i = j + 1
+                switch b {
+                case UInt8(ascii: ">"):
+                    if slash {
+                        elementEnds(at: chunkStart + j + 1, wasRecord: depth == 1)
+                        if !recordsOnly { remember((pendingMark, pendingName)) }
+                    } else {
+                        depth += 1
+                        if !recordsOnly { openElements.append((pendingMark, pendingName)) }
+                    }
+                    state = .text
+                case UInt8(ascii: "\""): state = .doubleQuoted; slash = false
+                case UInt8(ascii: "'"): state = .singleQuoted; slash = false
+                default: newline(at: j, chunkStart: chunkStart)
+                }
+            case .doubleQuoted, .singleQuoted:
+                let quote = state == .doubleQuoted ? UInt8(ascii: "\"") : UInt8(ascii: "'")
+                let found = memchr(base + i, Int32(quote), n - i)
+                let stop = found.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) - base } ?? n
+                countLines(base, from: i, to: stop, chunkStart: chunkStart)
+                if stop < n {
+                    state = .tag
+                    i = stop + 1
+                } else {
+                    i = n
+                }
+            case .endTag:
+                let b = base[i]
+                if b == UInt8(ascii: ">") {
+                    depth -= 1
+                    if depth == 1 { elementEnds(at: chunkStart + i + 1, wasRecord: true) }
+                    if !recordsOnly, let closed = openElements.popLast() { remember(closed) }
+                    state = .text
+                } else if b == 0x0A {
+                    newline(at: i, chunkStart: chunkStart)
+                }
+                i += 1
+            case .bang:
+                let b = base[i]
+                if bangCount == 0 {
+                    bangIsComment = b == UInt8(ascii: "-")
+                    bangCount = 1
+                    if !bangIsComment && b != UInt8(ascii: "[") { state = .declaration; continue }
+                    i += 1
+                } else if bangIsComment {
+                    state = b == UInt8(ascii: "-") ? .comment : .declaration
+                    if state == .comment { i += 1 }
+                } else {
+                    // "[CDATA[" after "<!".
+                    let expected: StaticString = "[CDATA["
+                    if b == expected.utf8Start[bangCount] {
+                        bangCount += 1
+                        i += 1
+                        if bangCount == 7 { state = .cdata }
+                    } else {
+                        state = .declaration
+                    }
+                }
+            case .comment, .commentDash1, .commentDash2:
+                let b = base[i]
+                if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
+                switch (state, b) {
+                case (.commentDash2, UInt8(ascii: ">")): state = .text
+                case (.commentDash2, UInt8(ascii: "-")): break
+                case (.commentDash1, UInt8(ascii: "-")): state = .commentDash2
+                case (_, UInt8(ascii: "-")): state = .commentDash1
+                default: state = .comment
+                }
+                i += 1
+            case .cdata, .cdataBracket1, .cdataBracket2:
+                let b = base[i]
+                if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
+                switch (state, b) {
+                case (.cdataBracket2, UInt8(ascii: ">")): state = .text
+                case (.cdataBracket2, UInt8(ascii: "]")): break
+                case (.cdataBracket1, UInt8(ascii: "]")): state = .cdataBracket2
+                case (_, UInt8(ascii: "]")): state = .cdataBracket1
+                default: state = .cdata
+                }
+                i += 1
+            case .instruction, .instructionQuestion:
+                let b = base[i]
+                if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
+                if state == .instructionQuestion && b == UInt8(ascii: ">") {
+                    state = .text
+                } else {
+                    state = b == UInt8(ascii: "?") ? .instructionQuestion : .instruction
+                }
+                i += 1
+            case .declaration:
+                // `<!DOCTYPE …>` and other declarations: never accepted (the prolog guard refuses
+                // them), so only their end matters, approximately.
+                let b = base[i]
+                if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
+                if b == UInt8(ascii: ">") { state = .text }
+                i += 1
+            }
+        }
+        // Carry the column of the current line into the next chunk.
+        if lineStart >= chunkStart {
+            carriedColumns = Self.characters(base + (lineStart - chunkStart), n - (lineStart - chunkStart))
+        } else {
+            carriedColumns += Self.characters(base, n)
+        }
+        offset = chunkStart + n
+    }
+
+    /// The mark of the tag whose `<` was seen last.
+    private var pendingMark = XMLMark(offset: 0, line: 0, column: 0)
+
+    @inline(__always)
+    private mutating func tagBegins(at index: Int, base: UnsafePointer<UInt8>, chunkStart: Int) {
+        guard !recordsOnly || depth <= 1 else { return }
+        let absolute = chunkStart + index
+        let column: Int
+        if lineStart >= chunkStart {
+            column = 1 + Self.characters(base + (lineStart - chunkStart), absolute - lineStart)
+        } else {
+            column = 1 + carriedColumns + Self.characters(base, index)
+        }
+        pendingMark = XMLMark(offset: absolute, line: line, column: column)
+    }
+
+    private mutating func remember(_ element: (mark: XMLMark, name: [UInt8])) {
+        if recentElements.count >= 2 * Self.recentLimit { recentElements.removeFirst(Self.recentLimit) }
+        recentElements.append(element)
+    }
+
+    /// The validator's best guess at the element a schema violation is about: the latest element
+    /// named `name` whose start tag begins before input offset `offset` (libxml2 reports a
+    /// violation while it parses the element's start or end tag, so that element is the latest one
+    /// of its name before the parser's position).
+    func lastMark(named name: [UInt8]?, before offset: Int) -> XMLMark? {
+        var best: XMLMark?
+        func consider(_ element: (mark: XMLMark, name: [UInt8])) {
+            guard element.mark.offset < offset, name == nil || element.name == name! else { return }
+            if best == nil || element.mark.offset > best!.offset { best = element.mark }
+        }
+        for element in openElements.reversed() { consider(element) }
+        for element in recentElements.reversed() { consider(element) }
+        return best
+    }
+
+    /// Notes the end of an element; only the ends of depth-1 elements are kept.
+    @inline(__always)
+    private mutating func elementEnds(at end: Int, wasRecord: Bool) {
+        guard wasRecord, openRecord >= firstMarkNumber, openRecord - firstMarkNumber < marks.count else { return }
+        marks[openRecord - firstMarkNumber].end = end
+        openRecord = -1
+    }
+
+    @inline(__always)
+    private mutating func newline(at index: Int, chunkStart: Int) {
+        line += 1
+        lineStart = chunkStart + index + 1
+    }
+
+    /// Counts the newlines in `base[from..<to]` and moves the line start past the last one.
+    @inline(__always)
+    private mutating func countLines(_ base: UnsafePointer<UInt8>, from: Int, to: Int, chunkStart: Int) {
+        var p = from
+        while p < to, let found = memchr(base + p, 0x0A, to - p) {
+            let index = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+            line += 1
+            lineStart = chunkStart + index + 1
+            p = index + 1
+        }
+    }
+
+    /// The number of characters (UTF-8 lead bytes) in `count` bytes.
+    @inline(__always)
+    static func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        var n = 0
+        for k in 0..<max(count, 0) where bytes[k] & 0xC0 != 0x80 { n += 1 }
+        return n
+    }
+}
