@@ -10,10 +10,12 @@ struct Inspect: ParsableCommand {
         abstract: "Show what records a dataset holds: zones, types, fields, time span, size.",
         discussion: """
         Counts records per zone and type, lists every field with the types it was seen with and how
-        often it occurs, the time span of created and modified, and the bytes read.
+        often it occurs, the time span of created and modified, and the bytes read. Reads every
+        format convert reads (NDJSON, XML, archives; gzip recognized by content).
 
         Examples:
           ferry inspect Samples/chat.ndjson
+          ferry inspect export.xml.gz
           ferry inspect export.ndjson --json | jq '.fields[] | select(.types | length > 1)'
         """
     )
@@ -43,8 +45,7 @@ struct Inspect: ParsableCommand {
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
             for path in try expandInputs(inputs) {
-                let reader = NDJSONReader(source: try Compression.openInput(try InputFile(path: path)),
-                                          policy: onError == .skip ? .skip(rejects: nil) : .fail)
+                let reader = try openRecordReader(path, options: RecordInputOptions(policy: onError == .skip ? .skip(rejects: nil) : .fail))
                 while let record = try reader.next() {
                     summary.add(record)
                     progress.update(records: summary.records, bytes: summary.bytes + reader.bytesRead, clock: clock)
@@ -61,6 +62,9 @@ struct Inspect: ParsableCommand {
         } catch let error as CompressionError {
             progress.clear()
             throw CommandFailure(message: error.description)
+        } catch {
+            progress.clear()
+            throw dataFailure(error)
         }
         progress.clear()
         print(json ? summary.json : summary.text, terminator: "")

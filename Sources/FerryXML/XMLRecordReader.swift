@@ -135,7 +135,9 @@ public final class XMLRecordReader: RecordReader {
 
     /// Opens libxml2's reader and reads up to the root element, which must be Ferry's `<records>`.
     private func start() throws(XMLFormatError) {
-        let xml = try LibXMLTextReader(source: source, options: configuration.parserOptions, recordsOnly: true)
+        let scanner = XMLStructureScanner(recordsOnly: true, maximumDepth: configuration.maximumDepth,
+                                          maximumAttributes: configuration.maximumAttributes)
+        let xml = try LibXMLTextReader(source: source, options: configuration.parserOptions, scanner: scanner)
         self.xml = xml
         decoder = RecordXMLDecoder(names: XMLNameTable(intern: xml.intern), limits: configuration)
         phase = .reading
@@ -195,7 +197,11 @@ public final class XMLRecordReader: RecordReader {
         let status = skipsSubtree ? xml.next() : xml.read()
         skipsSubtree = false
         if status < 0 { throw fatal(xml) }
-        if status == 0 { return nil }
+        if status == 0 {
+            // libxml2 can report a fatal error at the very end and still end with 0.
+            if xml.diagnostics.items.contains(where: { $0.level >= 3 }) { throw fatal(xml) }
+            return nil
+        }
         let depth = xml.depth
         guard depth == 1 else { return .some(nil) }
         xml.box.budgetStart = xml.box.bytesRead
@@ -238,6 +244,8 @@ public final class XMLRecordReader: RecordReader {
             }
             return try decoder!.decodeRecord(node)
         } catch {
+            // The scanner found the element's end while libxml2 expanded it.
+            let mark = box.scanner.mark(recordIndex)
             var located = XMLFormatError(error.code, error.message, source: source.name, recordIndex: recordIndex)
             if let mark, let position = position(of: error, in: node, mark: mark, box: box) {
                 located.line = position.line
@@ -279,7 +287,7 @@ public final class XMLRecordReader: RecordReader {
 
     /// The error that stopped libxml2, with the position of the record when the budget stopped it.
     private func fatal(_ xml: LibXMLTextReader) -> XMLFormatError {
-        var error = xml.failure()
+        var error = xml.failure(anchor: xml.box.pinnedOffset == nil ? nil : xml.box.scanner.mark(recordIndex))
         if xml.box.budgetExceeded {
             error = XMLFormatError(.tooLarge, "expected elements of at most \(configuration.maximumRecordBytes) bytes in <records> (maximumRecordBytes; CloudKit records are at most 1 MB), found a larger one",
                                    source: source.name)

@@ -111,8 +111,7 @@ public final class XMLRecordWriter: RecordWriter {
         isFinished = true
         if recordCount > 0 { try writer.raw("\n") }
         try writer.endElement()
-        try writer.raw("\n")
-        try writer.endDocument()
+        try writer.endDocument() // ends the last line
         try sink.commit()
     }
 

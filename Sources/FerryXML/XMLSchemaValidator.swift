@@ -67,20 +67,17 @@ public final class XMLSchemaValidator {
         }
     }
 
-    /// The schema, compiled once per process (a compiled schema is read-only and shared).
-    private static let compiled = Result { () throws(XMLFormatError) -> LibXMLSchema in
-        try LibXMLSchema(xsd: XMLRecordFormat.schema)
-    }
-
     private let configuration: Configuration
     private let schema: LibXMLSchema
 
-    /// Creates a validator for Ferry's schema.
+    /// Creates a validator for Ferry's schema, compiling it (`xmlSchemaParse`; about a millisecond).
+    /// Each validator has its own compiled schema: libxml2 does not promise that validations
+    /// running on several threads may share one.
     ///
     /// - Throws: ``XMLFormatError`` (`.library`) if libxml2 cannot compile the schema.
     public init(configuration: Configuration = .init()) throws(XMLFormatError) {
         self.configuration = configuration
-        schema = try Self.compiled.get()
+        schema = try LibXMLSchema(xsd: XMLRecordFormat.schema)
     }
 
     /// Validates the document `source` holds.
@@ -88,7 +85,8 @@ public final class XMLSchemaValidator {
     /// - Throws: ``XMLFormatError`` (`.io`) only when the source cannot be read; everything wrong
     ///   with the document is in the report.
     public func validate(_ source: ByteSource) throws(XMLFormatError) -> Report {
-        let xml = try LibXMLTextReader(source: source, options: LibXMLTextReader.secureOptions, recordsOnly: false)
+        let xml = try LibXMLTextReader(source: source, options: LibXMLTextReader.secureOptions,
+                                       scanner: XMLStructureScanner(recordsOnly: false))
         xml.diagnostics.minimumLevel = 2
         xml.diagnostics.limit = configuration.maximumViolations
         try xml.validate(with: try LibXMLSchemaValidation(schema: schema))
@@ -98,7 +96,7 @@ public final class XMLSchemaValidator {
         var elements = 0
         var seen = 0
         while true {
-            let status = xml.read()
+            let status = xml.collectingThreadErrors { xml.read() }
             if status == 1 && xml.nodeType == XMLReaderNodeType.element { elements += 1 }
             for d in xml.diagnostics.items[seen...] where LibXML2Diagnostics.isValidity(d) {
                 // Violations are reported as libxml2 parses the element's tags: place each at the
@@ -111,7 +109,7 @@ public final class XMLSchemaValidator {
             omitted += xml.diagnostics.dropped
             xml.diagnostics.dropped = 0
             if status == 1 { continue }
-            if status < 0 {
+            if status < 0 || xml.diagnostics.items.contains(where: { $0.level >= 3 }) {
                 let error = xml.failure()
                 if error.code == .io { throw error }
                 violations.append(Violation(source: source.name, line: error.line ?? xml.box.scanner.line,

@@ -64,6 +64,7 @@ final class LibXML2Diagnostics {
         }
         var message = e.message.map { String(cString: $0) } ?? "unknown libxml2 error"
         while message.last == "\n" || message.last == " " { message.removeLast() }
+        if message.contains("\n") { message = message.split(separator: "\n").joined(separator: " ") }
         // An error about an attribute is placed at its element (the node is alive during the call).
         var node = e.node?.assumingMemoryBound(to: xmlNode.self)
         if let attribute = node, attribute.pointee.type == XML_ATTRIBUTE_NODE { node = attribute.pointee.parent }
@@ -205,10 +206,13 @@ final class LibXMLTextWriter {
 // MARK: - Input
 
 /// The raw bytes read from a given offset on: the record being decoded (for verbatim rejects and
-/// positions inside it) and libxml2's read-ahead. Owns its buffer.
+/// positions inside it) and libxml2's read-ahead. Owns its buffer; dropping bytes only moves a
+/// head index, and the kept bytes are moved to the front only when appending needs the room, so
+/// each byte is copied about once.
 final class ByteWindow {
     private var storage: UnsafeMutableRawPointer
     private var capacity: Int
+    private var head = 0
     /// Bytes held.
     private(set) var count = 0
     /// The input offset of the first byte held.
@@ -223,16 +227,21 @@ final class ByteWindow {
 
     func append(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        if count + bytes.count > capacity {
-            var newCapacity = capacity * 2
-            while newCapacity < count + bytes.count { newCapacity *= 2 }
-            let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
-            newStorage.copyMemory(from: storage, byteCount: count)
-            storage.deallocate()
-            storage = newStorage
-            capacity = newCapacity
+        if head + count + bytes.count > capacity {
+            if count + bytes.count <= capacity / 2 || (head > 0 && count + bytes.count <= capacity) {
+                storage.copyMemory(from: storage + head, byteCount: count)
+            } else {
+                var newCapacity = capacity * 2
+                while newCapacity < count + bytes.count { newCapacity *= 2 }
+                let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+                newStorage.copyMemory(from: storage + head, byteCount: count)
+                storage.deallocate()
+                storage = newStorage
+                capacity = newCapacity
+            }
+            head = 0
         }
-        (storage + count).copyMemory(from: base, byteCount: bytes.count)
+        (storage + head + count).copyMemory(from: base, byteCount: bytes.count)
         count += bytes.count
     }
 
@@ -240,9 +249,10 @@ final class ByteWindow {
     func discard(before offset: Int) {
         let drop = min(offset - startOffset, count)
         guard drop > 0 else { return }
-        if drop < count { storage.copyMemory(from: storage + drop, byteCount: count - drop) }
+        head += drop
         count -= drop
         startOffset += drop
+        if count == 0 { head = 0 }
     }
 
     /// The bytes from input offset `from` up to `to` (or the end), if they are all held; valid until
@@ -250,7 +260,7 @@ final class ByteWindow {
     func bytes(from: Int, to: Int? = nil) -> UnsafeRawBufferPointer? {
         let end = to ?? (startOffset + count)
         guard from >= startOffset, end <= startOffset + count, from <= end else { return nil }
-        return UnsafeRawBufferPointer(start: storage + (from - startOffset), count: end - from)
+        return UnsafeRawBufferPointer(start: storage + head + (from - startOffset), count: end - from)
     }
 }
 
@@ -260,7 +270,7 @@ final class SourceBox {
     let source: ByteSource
     var prolog = PrologGuard()
     var scanner: XMLStructureScanner
-    /// Raw bytes kept for the reader (`nil` for the validator).
+    /// Raw bytes kept: from the pinned record (the reader), else the last ``tail`` bytes.
     let window: ByteWindow?
     /// While set, the window keeps every byte from this input offset on.
     var pinnedOffset: Int?
@@ -274,11 +284,52 @@ final class SourceBox {
     var budgetStart = 0
     var budget = Int.max
 
-    init(source: ByteSource, recordsOnly: Bool) {
+    init(source: ByteSource, scanner: XMLStructureScanner) {
         self.source = source
-        scanner = XMLStructureScanner(recordsOnly: recordsOnly)
-        window = recordsOnly ? ByteWindow() : nil
+        self.scanner = scanner
+        window = ByteWindow()
     }
+
+    /// The input offset of `line`:`column` (columns in characters), if the window holds it. Lines
+    /// are counted back from the end of the window, whose line the scanner knows.
+    func offset(line: Int, column: Int, anchor: XMLMark? = nil) -> Int? {
+        guard let window, line <= scanner.line, column >= 1,
+              let bytes = window.bytes(from: window.startOffset) else { return nil }
+        // Where to count characters from: a line start in the window, or a mark on that line.
+        var start: (index: Int, column: Int)?
+        if line == scanner.line && scanner.lineStart >= window.startOffset {
+            start = (scanner.lineStart - window.startOffset, 1)
+        } else {
+            var newlines = scanner.line - line
+            var i = bytes.count - 1
+            while i >= 0 {
+                if bytes[i] == 0x0A {
+                    if newlines == 0 { start = (i + 1, 1); break }
+                    newlines -= 1
+                }
+                i -= 1
+            }
+        }
+        if start == nil, let anchor, anchor.line == line, anchor.column <= column, anchor.offset >= window.startOffset {
+            start = (anchor.offset - window.startOffset, anchor.column)
+        }
+        guard var (p, characters) = start else { return nil }
+        while characters < column && p < bytes.count {
+            // One character: a lead byte and the continuation bytes it announces (a stray byte
+            // counts as one character, as libxml2 counts it).
+            let lead = bytes[p]
+            let length = lead < 0xC2 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : lead < 0xF5 ? 4 : 1
+            p += 1
+            var k = 1
+            while k < length && p < bytes.count && bytes[p] & 0xC0 == 0x80 { p += 1; k += 1 }
+            characters += 1
+        }
+        return window.startOffset + p
+    }
+
+    /// How far back the window reaches when nothing is pinned: enough to see the bytes at which
+    /// libxml2 stopped (it reads 4,000 bytes ahead).
+    static let tail = 1 << 14
 }
 
 private let readCallback: xmlInputReadCallback = { context, buffer, length in
@@ -307,10 +358,14 @@ private let readCallback: xmlInputReadCallback = { context, buffer, length in
         return -1
     }
     box.scanner.scan(chunk)
+    if let violation = box.scanner.violation {
+        box.error = violation
+        return -1
+    }
     box.bytesRead += n
     if let window = box.window {
         window.append(chunk)
-        window.discard(before: box.pinnedOffset ?? box.scanner.oldestMarkOffset ?? box.bytesRead)
+        window.discard(before: box.pinnedOffset ?? box.scanner.oldestMarkOffset ?? (box.bytesRead - SourceBox.tail))
     }
     return Int32(n)
 }
@@ -338,11 +393,11 @@ final class LibXMLTextReader {
     static let defaultDepthLimit = 256
 
     /// Opens a reader (`xmlReaderForIO`) with `options`, and routes its errors to ``diagnostics``.
-    /// `recordsOnly`: the scanner marks depth-1 elements and the byte window is kept (the record
-    /// reader); otherwise every element is marked (the validator).
-    init(source: ByteSource, options: Int32, recordsOnly: Bool) throws(XMLFormatError) {
+    /// The scanner sees every byte first; when it marks only records, the byte window is kept too
+    /// (the record reader); otherwise every element is marked (the validator).
+    init(source: ByteSource, options: Int32, scanner: XMLStructureScanner) throws(XMLFormatError) {
         _ = libxml2Initialized
-        box = SourceBox(source: source, recordsOnly: recordsOnly)
+        box = SourceBox(source: source, scanner: scanner)
         let context = Unmanaged.passUnretained(box).toOpaque()
         guard let reader = xmlReaderForIO(readCallback, closeInputCallback, context, source.name, nil, options) else {
             throw box.error.map { var e = $0; e.source = source.name; return e }
@@ -411,26 +466,58 @@ final class LibXMLTextReader {
         }
     }
 
+    /// Runs `body` with libxml2's per-thread structured error handler (`xmlSetStructuredErrorFunc`)
+    /// sending to ``diagnostics``, then removes it. Schema validation plugs its own SAX handler into
+    /// the parser, and that handler has no structured error channel, so without this the parser's
+    /// errors would be printed to stderr instead of collected. The body must not leave the thread.
+    func collectingThreadErrors<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        xmlSetStructuredErrorFunc(Unmanaged.passUnretained(diagnostics).toOpaque(), LibXML2Diagnostics.handler)
+        defer { xmlSetStructuredErrorFunc(nil, nil) }
+        return try body()
+    }
+
     /// `xmlTextReaderIsValid`: whether schema validation found no violation so far.
     var isValid: Bool { xmlTextReaderIsValid(reader) == 1 }
 
     /// The error behind a failed call: the guard, the source or the budget first (they stop the
-    /// input, which libxml2 then reports less clearly), else libxml2's first error.
-    func failure() -> XMLFormatError {
+    /// input, which libxml2 then reports less clearly), else libxml2's most specific error.
+    /// `anchor` (the record being read) helps find the bytes at the error's position.
+    func failure(anchor: XMLMark? = nil) -> XMLFormatError {
         var error: XMLFormatError
-        if let boxed = box.error {
+        if box.bytesRead == 0 && box.isEOF && box.error == nil {
+            error = XMLFormatError(.truncated, "expected an XML document (<records xmlns=\"\(XMLRecordFormat.namespace)\" version=\"1\">), found an empty input",
+                                   line: 1, column: 1)
+        } else if let boxed = box.error {
             error = boxed
             if error.line == nil {
                 error.line = box.scanner.line
             }
-        } else if let first = diagnostics.items.first(where: { $0.level >= 2 && !LibXML2Diagnostics.isValidity($0) }) {
+        } else if let first = Self.mostSpecific(diagnostics.items) {
             error = Self.translate(first, atEOF: box.isEOF)
+            // libxml2's push parser sometimes stops at bytes that are not UTF-8 without saying so.
+            if error.code != .invalidUTF8, let line = error.line, let column = error.column,
+               let offset = box.offset(line: line, column: column, anchor: anchor), let stop = box.window?.bytes(from: offset),
+               UTF8Check.startsInvalidSequence(stop, atEOF: box.isEOF) {
+                error = XMLFormatError(.invalidUTF8, "expected UTF-8 text, found bytes that are not UTF-8 (libxml2: \(first.message))",
+                                       line: error.line, column: error.column, libxml2Code: first.code)
+            }
         } else {
             let (line, column) = parserPosition
             error = XMLFormatError(.library, "libxml2 stopped without reporting an error", line: line, column: column)
         }
         error.source = box.source.name
         return error
+    }
+
+    /// The parser error that says most: an encoding error anywhere, else the first error that is
+    /// not libxml2's generic "detected an error in element content" (which it reports first when
+    /// an error interrupts element content).
+    static func mostSpecific(_ items: [LibXML2Diagnostic]) -> LibXML2Diagnostic? {
+        let errors = items.filter { $0.level >= 2 && !LibXML2Diagnostics.isValidity($0) }
+        if let encoding = errors.first(where: { $0.message.contains("not proper UTF-8") || $0.code == Int32(XML_ERR_INVALID_ENCODING.rawValue) }) {
+            return encoding
+        }
+        return errors.first { !$0.message.contains("detected an error in element content") } ?? errors.first
     }
 
     /// Maps a libxml2 diagnostic to a Ferry error code and message.
@@ -450,12 +537,15 @@ final class LibXMLTextReader {
         case Int32(XML_ERR_NAME_TOO_LONG.rawValue):
             code = .tooLarge
             message = "expected names of at most \(defaultNameLimit) bytes, found a longer one (libxml2: \(d.message))"
+        case _ where message.contains("Huge input lookup") || message.contains("too big") || message.contains("too long"):
+            code = .tooLarge
+            message = "expected at most \(defaultTextLimit) bytes in one tag, attribute value, comment or text (libxml2's limit), found more (libxml2: \(d.message))"
         case Int32(XML_ERR_NO_MEMORY.rawValue) where message.contains("huge text node"):
             code = .tooLarge
-            message = "expected text nodes of at most \(defaultTextLimit) bytes (libxml2's limit), found a longer one"
+            message = "expected text of at most \(defaultTextLimit) bytes in one node (libxml2's limit), found more"
         case Int32(XML_ERR_INTERNAL_ERROR.rawValue) where message.contains("Excessive depth"):
             code = .tooDeep
-            message = "expected nesting of at most \(defaultDepthLimit) levels (libxml2's limit), found deeper nesting"
+            message = "expected nesting within libxml2's depth limit, found deeper nesting (libxml2: \(d.message))"
         case Int32(XML_ERR_DOCUMENT_EMPTY.rawValue):
             code = atEOF ? .truncated : .syntax
             message = "expected an XML document (<records xmlns=\"\(XMLRecordFormat.namespace)\" version=\"1\">), found \(atEOF ? "an empty input" : "something else") (libxml2: \(d.message))"
@@ -472,6 +562,33 @@ final class LibXMLTextReader {
         }
         return XMLFormatError(code, message, line: d.line > 0 ? d.line : nil, column: d.column > 0 ? d.column : nil,
                               libxml2Code: d.code)
+    }
+}
+
+/// Checks the bytes where libxml2 stopped.
+enum UTF8Check {
+    /// Whether `bytes` begins with a byte sequence that is not UTF-8 (overlong forms, surrogates and
+    /// values past U+10FFFF included); a sequence cut by the end of `bytes` counts only at EOF.
+    static func startsInvalidSequence(_ bytes: UnsafeRawBufferPointer, atEOF: Bool) -> Bool {
+        guard let lead = bytes.first else { return false }
+        let (length, low, high): (Int, UInt8, UInt8)
+        switch lead {
+        case 0x00...0x7F: return false
+        case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+        case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE, 0xEF: (length, low, high) = (3, 0x80, 0xBF)
+        case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+        case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+        case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+        case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+        default: return true
+        }
+        for k in 1..<length {
+            guard k < bytes.count else { return atEOF }
+            let b = bytes[k]
+            if k == 1 ? (b < low || b > high) : (b < 0x80 || b > 0xBF) { return true }
+        }
+        return false
     }
 }
 
@@ -538,9 +655,8 @@ struct XMLAttributeRef {
 // MARK: - Schemas
 
 /// Owns an `xmlSchemaPtr` parsed from XSD text in memory (`xmlSchemaNewMemParserCtxt`,
-/// `xmlSchemaParse`); the parser context is freed before `init` returns. A parsed schema is
-/// read-only and may be shared by validations.
-final class LibXMLSchema: @unchecked Sendable {
+/// `xmlSchemaParse`); the parser context is freed before `init` returns.
+final class LibXMLSchema {
     let schema: xmlSchemaPtr
 
     init(xsd: String) throws(XMLFormatError) {

@@ -38,6 +38,17 @@ struct XMLStructureScanner {
 
     /// Record marks for elements at depth 1 only (`false`: at every depth).
     let recordsOnly: Bool
+    /// Deepest element level accepted (the root is level 0).
+    let maximumDepth: Int
+    /// Most attributes accepted on one start tag.
+    let maximumAttributes: Int
+    /// The first limit the input broke, with where: set once, then the input must stop.
+    private(set) var violation: XMLFormatError?
+    /// Attributes seen in the current start tag.
+    private var attributeCount = 0
+    /// Offset and line of the `<` of the current tag.
+    private var tagOffset = 0
+    private var tagLine = 1
 
     private(set) var state = State.text
     /// Open elements.
@@ -47,7 +58,7 @@ struct XMLStructureScanner {
     /// The current line (1-based).
     private(set) var line = 1
     /// Offset of the first byte of the current line.
-    private var lineStart = 0
+    private(set) var lineStart = 0
     /// Characters between `lineStart` and the start of the current chunk, when the line began in an
     /// earlier chunk.
     private var carriedColumns = 0
@@ -72,8 +83,10 @@ struct XMLStructureScanner {
     private var pendingName: [UInt8] = []
     private static let recentLimit = 4096
 
-    init(recordsOnly: Bool) {
+    init(recordsOnly: Bool, maximumDepth: Int = .max, maximumAttributes: Int = .max) {
         self.recordsOnly = recordsOnly
+        self.maximumDepth = maximumDepth
+        self.maximumAttributes = maximumAttributes
         marks.reserveCapacity(64)
     }
 
@@ -123,6 +136,11 @@ struct XMLStructureScanner {
                 default:
                     // A start tag: keep its mark if it is at a watched depth.
                     if depth == 0 && rootMark == nil { rootMark = pendingMark }
+                    if depth > maximumDepth && violation == nil {
+                        violation = XMLFormatError(.tooDeep, "expected nesting of at most \(maximumDepth) levels (<records> is level 0), found an element at level \(depth)",
+                                                   line: tagLine, column: column(ofTagIn: base, chunkStart: chunkStart))
+                    }
+                    attributeCount = 0
                     slash = false
                     if recordsOnly {
                         if depth == 1 {
@@ -171,8 +189,14 @@ struct XMLStructureScanner {
                         if !recordsOnly { openElements.append((pendingMark, pendingName)) }
                     }
                     state = .text
-                case UInt8(ascii: "\""): state = .doubleQuoted; slash = false
-                case UInt8(ascii: "'"): state = .singleQuoted; slash = false
+                case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                    state = b == UInt8(ascii: "\"") ? .doubleQuoted : .singleQuoted
+                    slash = false
+                    attributeCount += 1
+                    if attributeCount > maximumAttributes && violation == nil {
+                        violation = XMLFormatError(.tooLarge, "expected at most \(maximumAttributes) attributes on one element, found more",
+                                                   line: tagLine, column: column(ofTagIn: base, chunkStart: chunkStart))
+                    }
                 default: newline(at: j, chunkStart: chunkStart)
                 }
             case .doubleQuoted, .singleQuoted:
@@ -272,6 +296,8 @@ struct XMLStructureScanner {
 
     @inline(__always)
     private mutating func tagBegins(at index: Int, base: UnsafePointer<UInt8>, chunkStart: Int) {
+        tagOffset = chunkStart + index
+        tagLine = line
         guard !recordsOnly || depth <= 1 else { return }
         let absolute = chunkStart + index
         let column: Int
@@ -301,6 +327,15 @@ struct XMLStructureScanner {
         for element in openElements.reversed() { consider(element) }
         for element in recentElements.reversed() { consider(element) }
         return best
+    }
+
+    /// The column of the current tag's `<`, when it is in this chunk on a line counted so far.
+    private func column(ofTagIn base: UnsafePointer<UInt8>, chunkStart: Int) -> Int? {
+        guard tagOffset >= chunkStart, tagLine == line else { return nil }
+        if lineStart >= chunkStart {
+            return 1 + Self.characters(base + (lineStart - chunkStart), tagOffset - lineStart)
+        }
+        return 1 + carriedColumns + Self.characters(base, tagOffset - chunkStart)
     }
 
     /// Notes the end of an element; only the ends of depth-1 elements are kept.
