@@ -87,6 +87,8 @@ public final class XMLRecordReader: RecordReader {
     private var phase = Phase.notStarted
     /// Whether the next move skips the current node's subtree (after a record).
     private var skipsSubtree = false
+    /// Set by ``step()`` at the end of the document.
+    private var atEnd = false
 
     /// Called for every `<record>` skipped under ``RecordErrorPolicy/skip(rejects:)``.
     public var onReject: ((any Error) -> Void)?
@@ -120,8 +122,11 @@ public final class XMLRecordReader: RecordReader {
         }
         do {
             if case .notStarted = phase { try start() }
-            while let record = try step() {
-                if let record = record { recordCount += 1; return record }
+            while !atEnd {
+                if let record = try step() {
+                    recordCount += 1
+                    return record
+                }
             }
             phase = .finished
             return nil
@@ -190,24 +195,27 @@ public final class XMLRecordReader: RecordReader {
         return error
     }
 
-    /// Moves to the next node in `<records>`: `.some(record)` for a record, `.some(nil)` for
-    /// anything else, `nil` at the end.
-    private func step() throws(XMLFormatError) -> Record?? {
-        guard let xml else { return nil }
+    /// Moves to the next node in `<records>`: a record, or `nil` for anything else and at the end
+    /// (then ``atEnd`` is set).
+    private func step() throws(XMLFormatError) -> Record? {
+        guard let xml else {
+            atEnd = true
+            return nil
+        }
         let status = skipsSubtree ? xml.next() : xml.read()
         skipsSubtree = false
         if status < 0 { throw fatal(xml) }
         if status == 0 {
             // libxml2 can report a fatal error at the very end and still end with 0.
             if xml.diagnostics.items.contains(where: { $0.level >= 3 }) { throw fatal(xml) }
+            atEnd = true
             return nil
         }
-        let depth = xml.depth
-        guard depth == 1 else { return .some(nil) }
+        guard xml.depth == 1 else { return nil }
         xml.box.budgetStart = xml.box.bytesRead
         switch xml.nodeType {
         case XMLReaderNodeType.element:
-            return .some(try readRecord(xml))
+            return try readRecord(xml)
         case XMLReaderNodeType.text, XMLReaderNodeType.cdata:
             if let text = xml.value, !RecordXMLDecoder.isBlank(UnsafeBufferPointer(start: text, count: strlen(text))) {
                 recordIndex += 1
@@ -216,9 +224,9 @@ public final class XMLRecordReader: RecordReader {
                 error.line = xml.parserPosition.line
                 try reject(error, bytes: xml.outerXML() ?? [])
             }
-            return .some(nil)
+            return nil
         default:
-            return .some(nil)
+            return nil
         }
     }
 
@@ -236,13 +244,14 @@ public final class XMLRecordReader: RecordReader {
         }
         skipsSubtree = true
         guard let node = xml.expand() else { throw fatal(xml) }
+        let decoder = decoder!
         do throws(XMLDecodeError) {
-            guard decoder!.isInNamespace(node), decoder!.names.lookup(node.name) == .record else {
+            guard decoder.isInNamespace(node), decoder.names.lookup(node.name) == .record else {
                 let namespace = node.namespace.map { "namespace \(RecordXMLDecoder.describe($0))" } ?? "no namespace"
-                throw decoder!.error(node.namespace == nil || !decoder!.isInNamespace(node) ? .wrongNamespace : .unexpectedContent,
-                                     "expected <record> in namespace \(XMLRecordFormat.namespace), found <\(RecordXMLDecoder.describe(node.name))> in \(namespace)", node)
+                throw decoder.error(node.namespace == nil || !decoder.isInNamespace(node) ? .wrongNamespace : .unexpectedContent,
+                                    "expected <record> in namespace \(XMLRecordFormat.namespace), found <\(RecordXMLDecoder.describe(node.name))> in \(namespace)", node)
             }
-            return try decoder!.decodeRecord(node)
+            return try decoder.decodeRecord(node)
         } catch {
             // The scanner found the element's end while libxml2 expanded it.
             let mark = box.scanner.mark(recordIndex)

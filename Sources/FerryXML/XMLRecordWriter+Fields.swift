@@ -16,97 +16,107 @@ struct FieldAttributes {
 }
 
 extension XMLRecordWriter {
+    /// Ends a leaf's start tag: `/>` when it has no children, else `>` and the children, then the
+    /// end tag.
+    @inline(__always)
+    private func finishLeaf(_ element: StaticString, unknownKeys: JSONObject, children: () -> Void = {}) {
+        markup.append(UInt8(ascii: ">"))
+        children()
+        writeUnknownKeys(unknownKeys)
+        close(element)
+    }
+
     /// `<zoneID zoneName ownerRecordName zoneType/>`.
-    func write(_ zone: ZoneID) throws {
+    func write(_ zone: ZoneID) {
         let escaped = XMLTextEscaping.needsEscape(zone.zoneName)
             || (zone.ownerRecordName.map(XMLTextEscaping.needsEscape) ?? false)
             || (zone.zoneType.map(XMLTextEscaping.needsEscape) ?? false)
-        try writerStart("zoneID")
-        try attribute("zoneName", zone.zoneName, escaped)
-        if let v = zone.ownerRecordName { try attribute("ownerRecordName", v, escaped) }
-        if let v = zone.zoneType { try attribute("zoneType", v, escaped) }
-        if escaped { try writerEscapedFlag() }
-        try writeUnknownKeys(zone.unknownKeys)
-        try writerEnd()
+        open("zoneID")
+        attribute("zoneName", zone.zoneName, escaped)
+        if let v = zone.ownerRecordName { attribute("ownerRecordName", v, escaped) }
+        if let v = zone.zoneType { attribute("zoneType", v, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if zone.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf("zoneID", unknownKeys: zone.unknownKeys) }
     }
 
     /// `<created|modified timestamp date userRecordName deviceID/>`.
-    func write(_ stamp: RecordStamp, element: StaticString) throws {
+    func write(_ stamp: RecordStamp, element: StaticString) {
         let escaped = (stamp.userRecordName.map(XMLTextEscaping.needsEscape) ?? false)
             || (stamp.deviceID.map(XMLTextEscaping.needsEscape) ?? false)
-        try writerStart(element)
+        open(element)
         if let t = stamp.timestamp {
-            try attribute("timestamp", integer: t)
-            try dateAttribute(t)
+            attribute("timestamp", integer: t)
+            dateAttribute(t)
         }
-        if let v = stamp.userRecordName { try attribute("userRecordName", v, escaped) }
-        if let v = stamp.deviceID { try attribute("deviceID", v, escaped) }
-        if escaped { try writerEscapedFlag() }
-        try writeUnknownKeys(stamp.unknownKeys)
-        try writerEnd()
+        if let v = stamp.userRecordName { attribute("userRecordName", v, escaped) }
+        if let v = stamp.deviceID { attribute("deviceID", v, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if stamp.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf(element, unknownKeys: stamp.unknownKeys) }
     }
 
     /// `<reference|parent|share recordName action>` with an optional `<zoneID>` inside.
-    func write(_ reference: Reference, element: StaticString, _ field: FieldAttributes) throws {
+    func write(_ reference: Reference, element: StaticString, _ field: FieldAttributes) {
         let escaped = XMLTextEscaping.needsEscape(reference.recordName)
             || (reference.action.map { XMLTextEscaping.needsEscape($0.rawValue) } ?? false)
             || field.needsEscape
-        try writerStart(element)
-        try writeFieldAttributes(field, escaped)
-        try attribute("recordName", reference.recordName, escaped)
-        if let v = reference.action { try attribute("action", v.rawValue, escaped) }
-        if escaped { try writerEscapedFlag() }
-        if let zone = reference.zoneID { try write(zone) }
-        try writeUnknownKeys(reference.unknownKeys)
-        try writerEnd()
+        open(element)
+        writeFieldAttributes(field, escaped)
+        attribute("recordName", reference.recordName, escaped)
+        if let v = reference.action { attribute("action", v.rawValue, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if reference.zoneID == nil && reference.unknownKeys.isEmpty {
+            markup.append("/>")
+        } else {
+            finishLeaf(element, unknownKeys: reference.unknownKeys) {
+                if let zone = reference.zoneID { write(zone) }
+            }
+        }
     }
 
     /// `<asset fileChecksum size referenceChecksum wrappingKey receipt downloadURL/>`.
-    func write(_ asset: Asset, _ field: FieldAttributes) throws {
+    func write(_ asset: Asset, _ field: FieldAttributes) {
         var escaped = field.needsEscape
         for v in [asset.fileChecksum, asset.referenceChecksum, asset.wrappingKey, asset.receipt, asset.downloadURL] {
             if let v, XMLTextEscaping.needsEscape(v) { escaped = true }
         }
-        try writerStart("asset")
-        try writeFieldAttributes(field, escaped)
-        if let v = asset.fileChecksum { try attribute("fileChecksum", v, escaped) }
-        if let v = asset.size { try attribute("size", integer: v) }
-        if let v = asset.referenceChecksum { try attribute("referenceChecksum", v, escaped) }
-        if let v = asset.wrappingKey { try attribute("wrappingKey", v, escaped) }
-        if let v = asset.receipt { try attribute("receipt", v, escaped) }
-        if let v = asset.downloadURL { try attribute("downloadURL", v, escaped) }
-        if escaped { try writerEscapedFlag() }
-        try writeUnknownKeys(asset.unknownKeys)
-        try writerEnd()
+        open("asset")
+        writeFieldAttributes(field, escaped)
+        if let v = asset.fileChecksum { attribute("fileChecksum", v, escaped) }
+        if let v = asset.size { attribute("size", integer: v) }
+        if let v = asset.referenceChecksum { attribute("referenceChecksum", v, escaped) }
+        if let v = asset.wrappingKey { attribute("wrappingKey", v, escaped) }
+        if let v = asset.receipt { attribute("receipt", v, escaped) }
+        if let v = asset.downloadURL { attribute("downloadURL", v, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if asset.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf("asset", unknownKeys: asset.unknownKeys) }
     }
 
     /// `<location latitude longitude horizontalAccuracy verticalAccuracy altitude speed course timestamp date/>`.
-    func write(_ location: Location, _ field: FieldAttributes) throws {
+    func write(_ location: Location, _ field: FieldAttributes) {
         let escaped = field.needsEscape
-        try writerStart("location")
-        try writeFieldAttributes(field, escaped)
-        try attribute("latitude", double: location.latitude)
-        try attribute("longitude", double: location.longitude)
-        if let v = location.horizontalAccuracy { try attribute("horizontalAccuracy", double: v) }
-        if let v = location.verticalAccuracy { try attribute("verticalAccuracy", double: v) }
-        if let v = location.altitude { try attribute("altitude", double: v) }
-        if let v = location.speed { try attribute("speed", double: v) }
-        if let v = location.course { try attribute("course", double: v) }
+        open("location")
+        writeFieldAttributes(field, escaped)
+        attribute("latitude", double: location.latitude)
+        attribute("longitude", double: location.longitude)
+        if let v = location.horizontalAccuracy { attribute("horizontalAccuracy", double: v) }
+        if let v = location.verticalAccuracy { attribute("verticalAccuracy", double: v) }
+        if let v = location.altitude { attribute("altitude", double: v) }
+        if let v = location.speed { attribute("speed", double: v) }
+        if let v = location.course { attribute("course", double: v) }
         if let v = location.timestamp {
-            try attribute("timestamp", integer: v)
-            try dateAttribute(v)
+            attribute("timestamp", integer: v)
+            dateAttribute(v)
         }
-        if escaped { try writerEscapedFlag() }
-        try writeUnknownKeys(location.unknownKeys)
-        try writerEnd()
+        if escaped { attribute("escaped", constant: "true") }
+        if location.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf("location", unknownKeys: location.unknownKeys) }
     }
 
     /// `name`, `type` and `untyped`, in that order, before the element's own attributes.
     @inline(__always)
-    func writeFieldAttributes(_ field: FieldAttributes, _ escaped: Bool) throws {
-        if let name = field.name { try attribute("name", name, escaped) }
-        if let type = field.type { try attribute("type", type, escaped) }
-        if field.untyped { try writerUntypedFlag() }
+    func writeFieldAttributes(_ field: FieldAttributes, _ escaped: Bool) {
+        if let name = field.name { attribute("name", name, escaped) }
+        if let type = field.type { attribute("type", type, escaped) }
+        if field.untyped { attribute("untyped", constant: "true") }
     }
 
     // MARK: Fields
@@ -149,12 +159,12 @@ extension XMLRecordWriter {
             return
         }
         let escaped = XMLTextEscaping.needsEscape(name)
-        try writerStart("field")
-        try attribute("name", name, escaped)
-        if escaped { try writerEscapedFlag() }
+        try startElement("field")
+        try elementAttribute("name", name, escaped)
+        if escaped { try elementAttribute("escaped", constant: "true") }
         try writeValue(field.value, as: kind, items: items, FieldAttributes(name: nil, type: type, untyped: untyped))
-        try writeUnknownKeys(field.unknownKeys)
-        try writerEnd()
+        writeUnknownKeys(field.unknownKeys)
+        try endElement()
     }
 
     /// A value element of `kind`, with the field attributes when it is a field; a list's items are
@@ -164,65 +174,71 @@ extension XMLRecordWriter {
         switch (kind, value) {
         case (.string, .string(let s)), (.bytes, .bytes(let s)), (.encryptedBytes, .bytes(let s)):
             let escaped = XMLTextEscaping.needsEscape(s) || field.needsEscape
-            try writerStart(kind.elementName)
-            try writeFieldAttributes(field, escaped)
-            if escaped { try writerEscapedFlag() }
-            try text(s, escaped)
-            try writerEnd()
+            open(kind.elementName)
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            if s.isEmpty {
+                markup.append("/>")
+            } else {
+                markup.append(UInt8(ascii: ">"))
+                text(s, escaped)
+                close(kind.elementName)
+            }
         case (.int64, .int64(let v)):
             let escaped = field.needsEscape
-            try writerStart("int64")
-            try writeFieldAttributes(field, escaped)
-            if escaped { try writerEscapedFlag() }
-            try text(integer: v)
-            try writerEnd()
+            open("int64")
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append(UInt8(ascii: ">"))
+            markup.appendInteger(v)
+            close("int64")
         case (.timestamp, .timestamp(let v)):
             let escaped = field.needsEscape
-            try writerStart("timestamp")
-            try writeFieldAttributes(field, escaped)
-            try dateAttribute(v)
-            if escaped { try writerEscapedFlag() }
-            try text(integer: v)
-            try writerEnd()
+            open("timestamp")
+            writeFieldAttributes(field, escaped)
+            dateAttribute(v)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append(UInt8(ascii: ">"))
+            markup.appendInteger(v)
+            close("timestamp")
         case (.double, .double(let d)):
             let escaped = field.needsEscape
-            try writerStart("double")
-            try writeFieldAttributes(field, escaped)
-            if escaped { try writerEscapedFlag() }
-            try text(double: d)
-            try writerEnd()
+            open("double")
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append(UInt8(ascii: ">"))
+            Self.appendDouble(d, to: &markup)
+            close("double")
         case (.reference, .reference(let r)):
-            try write(r, element: "reference", field)
+            write(r, element: "reference", field)
         case (.asset, .asset(let a)):
-            try write(a, field)
+            write(a, field)
         case (.location, .location(let l)):
-            try write(l, field)
+            write(l, field)
         case (.null, _):
             let escaped = field.needsEscape
-            try writerStart("null")
-            try writeFieldAttributes(field, escaped)
-            if escaped { try writerEscapedFlag() }
-            try writerEnd()
-        case (.list, .list(let items)):
-            let escaped = field.needsEscape
-            try writerStart("list")
-            try writeFieldAttributes(field, escaped)
-            if escaped { try writerEscapedFlag() }
-            for item in items {
-                let kind = itemKind.flatMap { $0.holds(item) ? $0 : nil } ?? XMLValueKind(natural: item)!
-                try writeValue(item, as: kind, FieldAttributes())
-            }
-            try writerEnd()
+            open("null")
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append("/>")
         case (.list, _):
-            // UNKNOWN_LIST `[]`.
+            // A container: libxml2 writes the element, Ferry its items.
             let escaped = field.needsEscape
-            try writerStart("list")
-            try writeFieldAttributes(field, escaped)
-            if escaped { try writerEscapedFlag() }
-            try writerEnd()
+            try startElement("list")
+            if let name = field.name { try elementAttribute("name", name, escaped) }
+            if let type = field.type { try elementAttribute("type", type, escaped) }
+            if field.untyped { try elementAttribute("untyped", constant: "true") }
+            if escaped { try elementAttribute("escaped", constant: "true") }
+            if case .list(let items) = value { // else UNKNOWN_LIST `[]`
+                for item in items {
+                    let kind = itemKind.flatMap { $0.holds(item) ? $0 : nil } ?? XMLValueKind(natural: item)!
+                    try writeValue(item, as: kind, FieldAttributes())
+                }
+            }
+            try endElement()
         default:
             encodeJSON(value)
-            try writeJSONText(element: "json", key: nil, field)
+            writeJSONText(element: "json", key: nil, field)
         }
     }
 }

@@ -1,5 +1,13 @@
 import FerryRecords
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Fields and their values: the short form `<kind name="…">`, the long form `<field name="…">`,
 // list items, and values kept as JSON.
 
@@ -11,10 +19,27 @@ struct FieldHeader {
     /// `<field>` (`type`, `untyped`); `.field`: directly in `<fields>` (also `name`).
     let mode: Mode
     var name: String?
-    var typeText: String?
+    /// The `type` attribute, when given.
+    var type: FieldType?
     var untyped = false
 
     init(mode: Mode) { self.mode = mode }
+
+    /// Every standard tag and its list form (and the older spellings), with its bytes.
+    private static let standardTypes: [([UInt8], FieldType)] = {
+        let scalars = FieldType.allStandard.filter { !$0.isList } + ["NUMBER_INT64", "NUMBER_DOUBLE", "ASSET"].map(FieldType.init(rawValue:))
+        let all = scalars + scalars.map { FieldType(rawValue: $0.rawValue + "_LIST") } + [.unknownList]
+        return all.map { (Array($0.rawValue.utf8), $0) }
+    }()
+
+    /// The standard type spelled by `bytes`, if any.
+    static func standardType(_ bytes: UnsafeBufferPointer<UInt8>) -> FieldType? {
+        guard let base = bytes.baseAddress else { return nil }
+        for (tag, type) in standardTypes where tag.count == bytes.count {
+            if tag.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) { return type }
+        }
+        return nil
+    }
 
     /// Takes one of these attributes, if the mode allows it.
     mutating func take(_ attribute: XMLName, _ a: XMLAttributeRef, _ escaped: Bool, _ node: XMLNodeRef,
@@ -22,7 +47,13 @@ struct FieldHeader {
         guard mode != .item else { return false }
         switch attribute {
         case .name where mode == .field: name = try decoder.string(a, "name", escaped, node)
-        case .type: typeText = try decoder.string(a, "type", escaped, node)
+        case .type:
+            // Standard tags are matched in place (no String, no parsing of the tag).
+            if !escaped, let standard = a.withValue({ Self.standardType($0) }) {
+                type = standard
+            } else {
+                type = FieldType(rawValue: try decoder.string(a, "type", escaped, node))
+            }
         case .untyped: untyped = try decoder.boolean(a, "untyped", node)
         default: return false
         }
@@ -32,9 +63,16 @@ struct FieldHeader {
 
 extension RecordXMLDecoder {
     /// `<fields>`: the fields in order, names unique.
-    mutating func decodeFields(_ node: XMLNodeRef) throws(XMLDecodeError) -> RecordFields {
+    func decodeFields(_ node: XMLNodeRef) throws(XMLDecodeError) -> RecordFields {
         try checkOnlyEscaped(node, "fields")
         var fields = RecordFields()
+        var children = 0
+        var child = node.firstChild
+        while let c = child {
+            if c.isElement { children += 1 }
+            child = c.nextSibling
+        }
+        fields.entries.reserveCapacity(children)
         let expected = "a field (<string>, <int64>, <double>, <timestamp>, <bytes>, <encryptedBytes>, <reference>, <asset>, <location>, <list>, <json>, <null> or <field>)"
         try forEachChild(of: node, depth: 3, in: "fields", expected: expected) { (decoder, c, name) throws(XMLDecodeError) in
             let entry: RecordFields.Entry
@@ -50,8 +88,8 @@ extension RecordXMLDecoder {
             } else {
                 throw decoder.error(.unexpectedContent, "expected \(expected) in <fields>, found <\(name.text)>", c)
             }
-            // Records have few fields; past 32 a scan of all names is still cheap next to decoding.
-            for existing in fields.entries where existing.name == entry.name {
+            // Names are unique, as in JSON (a record has a handful of fields).
+            if fields.entries.contains(where: { $0.name == entry.name }) {
                 throw decoder.error(.unexpectedContent, "expected each field name once, found \"\(entry.name)\" twice", c, attribute: "name")
             }
             fields.entries.append(entry)
@@ -61,7 +99,7 @@ extension RecordXMLDecoder {
 
     /// The long form: `<field name="…">` holding one value element, then `<unknown>` members of the
     /// field dictionary.
-    mutating func decodeLongField(_ node: XMLNodeRef) throws(XMLDecodeError) -> RecordFields.Entry {
+    func decodeLongField(_ node: XMLNodeRef) throws(XMLDecodeError) -> RecordFields.Entry {
         let escaped = try isEscaped(node)
         var name: String?
         try forEachAttribute(of: node, "field") { (attribute, a) throws(XMLDecodeError) -> Bool in
@@ -91,9 +129,9 @@ extension RecordXMLDecoder {
     }
 
     /// A value element of `kind`; returns the value and the field's type tag (for items, `nil`).
-    mutating func decodeValue(_ node: XMLNodeRef, _ kind: XMLValueKind, depth: Int,
+    func decodeValue(_ node: XMLNodeRef, _ kind: XMLValueKind, depth: Int,
                               header: inout FieldHeader) throws(XMLDecodeError) -> (FieldValue, FieldType?) {
-        let element = kind.elementName.description
+        let element = kind.elementName
         let escaped = try isEscaped(node)
         let value: FieldValue
         switch kind {
@@ -160,13 +198,12 @@ extension RecordXMLDecoder {
     /// neither → the element's standard tag (none for `<null>`).
     func resolveType(_ header: FieldHeader, _ kind: XMLValueKind, _ node: XMLNodeRef) throws(XMLDecodeError) -> FieldType? {
         if header.untyped {
-            if header.typeText != nil {
+            if header.type != nil {
                 throw error(.unexpectedContent, "expected either type=\"…\" or untyped=\"true\" on <\(kind.elementName)>, found both", node, attribute: "untyped")
             }
             return nil
         }
-        guard let text = header.typeText else { return kind.standardType }
-        let type = FieldType(rawValue: text)
+        guard let type = header.type else { return kind.standardType }
         switch kind {
         case .null, .json:
             return type
@@ -174,14 +211,14 @@ extension RecordXMLDecoder {
             return type
         default:
             if type.isList || XMLValueKind(scalar: type.kind) != kind {
-                throw error(.invalidValue, "expected a type tag for <\(kind.elementName)> (such as \(kind.standardType!.rawValue)), found type=\"\(text)\"", node, attribute: "type")
+                throw error(.invalidValue, "expected a type tag for <\(kind.elementName)> (such as \(kind.standardType!.rawValue)), found type=\"\(type.rawValue)\"", node, attribute: "type")
             }
             return type
         }
     }
 
     /// `<list type="…_LIST">` with one element per item, all of the list's kind (or `<null/>`).
-    mutating func decodeList(_ node: XMLNodeRef, depth: Int, header: FieldHeader) throws(XMLDecodeError) -> (FieldValue, FieldType?) {
+    func decodeList(_ node: XMLNodeRef, depth: Int, header: FieldHeader) throws(XMLDecodeError) -> (FieldValue, FieldType?) {
         let type = try resolveType(header, .list, node)
         var itemKind: XMLValueKind?
         var isUnknownList = false
@@ -197,11 +234,13 @@ extension RecordXMLDecoder {
             throw error(.unexpectedContent, "expected type=\"…_LIST\" (or untyped=\"true\") on <list>, found none", node)
         }
         var items: [FieldValue] = []
-        let expected = itemKind.map { "<\($0.elementName)> or <null/> items" } ?? (isUnknownList ? "no items (UNKNOWN_LIST is empty)" : "items")
-        try forEachChild(of: node, depth: depth + 1, in: "list", expected: expected) { (decoder, c, name) throws(XMLDecodeError) in
+        func expected() -> String {
+            itemKind.map { "<\($0.elementName)> or <null/> items" } ?? (isUnknownList ? "no items (UNKNOWN_LIST is empty)" : "items")
+        }
+        try forEachChild(of: node, depth: depth + 1, in: "list", expected: expected()) { (decoder, c, name) throws(XMLDecodeError) in
             guard let kind = name.valueKind, kind.isItem, !isUnknownList,
                   kind == .null || itemKind == nil || kind == itemKind else {
-                throw decoder.error(.unexpectedContent, "expected \(expected) in <list type=\"\(type?.rawValue ?? "")\">, found <\(name.text)>", c)
+                throw decoder.error(.unexpectedContent, "expected \(expected()) in <list type=\"\(type?.rawValue ?? "")\">, found <\(name.text)>", c)
             }
             var itemHeader = FieldHeader(mode: .item)
             items.append(try decoder.decodeValue(c, kind, depth: depth + 1, header: &itemHeader).0)
@@ -213,8 +252,8 @@ extension RecordXMLDecoder {
     /// `<json>`: the JSON text means exactly what it means as the `value` of an NDJSON field
     /// with the same `type`, so XML and NDJSON read the same.
     func decodeJSONValue(_ node: XMLNodeRef, text: String, header: FieldHeader) throws(XMLDecodeError) -> (FieldValue, FieldType?) {
-        let type: FieldType? = header.untyped ? nil : header.typeText.map(FieldType.init(rawValue:))
-        if header.untyped && header.typeText != nil {
+        let type: FieldType? = header.untyped ? nil : header.type
+        if header.untyped && header.type != nil {
             throw error(.unexpectedContent, "expected either type=\"…\" or untyped=\"true\" on <json>, found both", node, attribute: "untyped")
         }
         let parsed = try json(text, node)
@@ -236,7 +275,7 @@ extension RecordXMLDecoder {
     }
 
     /// `<asset fileChecksum size referenceChecksum wrappingKey receipt downloadURL>`.
-    mutating func decodeAsset(_ node: XMLNodeRef, depth: Int, header: inout FieldHeader) throws(XMLDecodeError) -> Asset {
+    func decodeAsset(_ node: XMLNodeRef, depth: Int, header: inout FieldHeader) throws(XMLDecodeError) -> Asset {
         let escaped = try isEscaped(node)
         var asset = Asset()
         try forEachAttribute(of: node, "asset") { (name, a) throws(XMLDecodeError) -> Bool in
@@ -266,7 +305,7 @@ extension RecordXMLDecoder {
     }
 
     /// `<location latitude longitude …>`; latitude and longitude are required.
-    mutating func decodeLocation(_ node: XMLNodeRef, depth: Int, header: inout FieldHeader) throws(XMLDecodeError) -> Location {
+    func decodeLocation(_ node: XMLNodeRef, depth: Int, header: inout FieldHeader) throws(XMLDecodeError) -> Location {
         let escaped = try isEscaped(node)
         var location = Location(latitude: 0, longitude: 0)
         var seen = (latitude: false, longitude: false)

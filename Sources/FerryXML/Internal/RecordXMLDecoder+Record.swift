@@ -4,7 +4,7 @@ import FerryRecords
 
 extension RecordXMLDecoder {
     /// Decodes a `<record>` element (depth 1).
-    mutating func decodeRecord(_ node: XMLNodeRef) throws(XMLDecodeError) -> Record {
+    func decodeRecord(_ node: XMLNodeRef) throws(XMLDecodeError) -> Record {
         let escaped = try isEscaped(node)
         var record = Record(recordName: "")
         var hasName = false
@@ -67,12 +67,12 @@ extension RecordXMLDecoder {
     }
 
     /// Checks that an element has no attribute but `escaped`.
-    func checkOnlyEscaped(_ node: XMLNodeRef, _ element: String) throws(XMLDecodeError) {
+    func checkOnlyEscaped(_ node: XMLNodeRef, _ element: StaticString) throws(XMLDecodeError) {
         try forEachAttribute(of: node, element) { (name, _) throws(XMLDecodeError) -> Bool in name == .escaped }
     }
 
     /// `<zoneID zoneName ownerRecordName zoneType>` with `<unknown>` children.
-    mutating func decodeZone(_ node: XMLNodeRef, depth: Int) throws(XMLDecodeError) -> ZoneID {
+    func decodeZone(_ node: XMLNodeRef, depth: Int) throws(XMLDecodeError) -> ZoneID {
         let escaped = try isEscaped(node)
         var zone = ZoneID()
         var hasName = false
@@ -97,7 +97,7 @@ extension RecordXMLDecoder {
     }
 
     /// `<created|modified timestamp date userRecordName deviceID>`.
-    mutating func decodeStamp(_ node: XMLNodeRef, _ element: String) throws(XMLDecodeError) -> RecordStamp {
+    func decodeStamp(_ node: XMLNodeRef, _ element: StaticString) throws(XMLDecodeError) -> RecordStamp {
         let escaped = try isEscaped(node)
         var stamp = RecordStamp()
         var date: XMLAttributeRef?
@@ -130,7 +130,7 @@ extension RecordXMLDecoder {
 
     /// `<reference|parent|share recordName action>` with optional `<zoneID>` and `<unknown>`
     /// children; for a field, also its `name`, `type` and `untyped` (into `field`).
-    mutating func decodeReference(_ node: XMLNodeRef, _ element: String, depth: Int,
+    func decodeReference(_ node: XMLNodeRef, _ element: StaticString, depth: Int,
                                   header: inout FieldHeader) throws(XMLDecodeError) -> Reference {
         let escaped = try isEscaped(node)
         var reference = Reference(recordName: "")
@@ -163,7 +163,7 @@ extension RecordXMLDecoder {
     }
 
     /// Children that may only be `<unknown>` members.
-    mutating func decodeUnknownChildren(_ node: XMLNodeRef, _ element: String, depth: Int, into object: inout JSONObject,
+    func decodeUnknownChildren(_ node: XMLNodeRef, _ element: StaticString, depth: Int, into object: inout JSONObject,
                                         reserved: [String]) throws(XMLDecodeError) {
         try forEachChild(of: node, depth: depth, in: element, expected: "<unknown>") { (decoder, c, name) throws(XMLDecodeError) in
             guard name == .unknown else {

@@ -21,7 +21,8 @@ struct XMLDecodeError: Error {
 
 /// Turns an expanded `<record>` subtree into a ``Record``: checks every element and attribute
 /// against the format (Docs/XMLFormat.md), applies the limits, and reverses the writer's escapes.
-struct RecordXMLDecoder {
+/// A class, so that the closures of its element walks share it instead of copying it.
+final class RecordXMLDecoder {
     let names: XMLNameTable
     let limits: XMLRecordReader.Configuration
     private let namespace: [UInt8] = Array(XMLRecordFormat.namespace.utf8)
@@ -40,7 +41,7 @@ struct RecordXMLDecoder {
     // MARK: Names
 
     /// Whether `node` is in Ferry's namespace.
-    mutating func isInNamespace(_ node: XMLNodeRef) -> Bool {
+    func isInNamespace(_ node: XMLNodeRef) -> Bool {
         guard let record = node.namespaceRecord else { return false }
         if record == knownNamespace { return true }
         guard let href = node.namespace, strlen(href) == namespace.count,
@@ -63,7 +64,8 @@ struct RecordXMLDecoder {
     }
 
     /// The name of a child element, checked for namespace, length and depth.
-    mutating func elementName(_ node: XMLNodeRef, depth: Int, in parent: String, expected: String) throws(XMLDecodeError) -> XMLName {
+    func elementName(_ node: XMLNodeRef, depth: Int, in parent: StaticString,
+                              expected: @autoclosure () -> String) throws(XMLDecodeError) -> XMLName {
         if depth > limits.maximumDepth {
             throw error(.tooDeep, "expected nesting of at most \(limits.maximumDepth) levels, found <\(Self.describe(node.name))> at level \(depth)", node)
         }
@@ -75,7 +77,7 @@ struct RecordXMLDecoder {
             if let p = node.name, strlen(p) > limits.maximumNameBytes {
                 throw error(.tooLarge, "expected names of at most \(limits.maximumNameBytes) bytes, found a \(strlen(p))-byte element name in <\(parent)>", node)
             }
-            throw error(.unexpectedContent, "expected \(expected) in <\(parent)>, found <\(Self.describe(node.name))>", node)
+            throw error(.unexpectedContent, "expected \(expected()) in <\(parent)>, found <\(Self.describe(node.name))>", node)
         }
         return name
     }
@@ -83,7 +85,7 @@ struct RecordXMLDecoder {
     /// Calls `body` for each attribute with its name, checking that it is one of Ferry's, in no
     /// namespace, and that the element has at most ``XMLRecordReader/Configuration/maximumAttributes``.
     @inline(__always)
-    func forEachAttribute(of node: XMLNodeRef, _ element: String,
+    func forEachAttribute(of node: XMLNodeRef, _ element: StaticString,
                           _ body: (XMLName, XMLAttributeRef) throws(XMLDecodeError) -> Bool) throws(XMLDecodeError) {
         var attribute = node.firstAttribute
         var count = 0
@@ -105,10 +107,11 @@ struct RecordXMLDecoder {
     }
 
     /// Whether the element has `escaped="true"` (then its other attributes and its text are escaped).
+    @inline(__always)
     func isEscaped(_ node: XMLNodeRef) throws(XMLDecodeError) -> Bool {
         var attribute = node.firstAttribute
         while let a = attribute {
-            if names.lookup(a.name) == .escaped, a.namespace == nil {
+            if a.name == names.escaped, a.namespace == nil {
                 return try boolean(a, "escaped", node)
             }
             attribute = a.next
@@ -122,8 +125,8 @@ struct RecordXMLDecoder {
     func boolean(_ attribute: XMLAttributeRef, _ name: String, _ node: XMLNodeRef) throws(XMLDecodeError) -> Bool {
         try attribute.withValue { (v) throws(XMLDecodeError) -> Bool in
             let t = Self.trimmed(v)
-            if t.elementsEqual("true".utf8) || t.elementsEqual("1".utf8) { return true }
-            if t.elementsEqual("false".utf8) || t.elementsEqual("0".utf8) { return false }
+            if Self.equals(t, "true") || Self.equals(t, "1") { return true }
+            if Self.equals(t, "false") || Self.equals(t, "0") { return false }
             throw error(.invalidValue, "expected \(name)=\"true\" or \"false\", found \(name)=\"\(Self.describe(v))\"", node, attribute: name)
         }
     }
@@ -148,15 +151,22 @@ struct RecordXMLDecoder {
     }
 
     /// An attribute holding an INT64.
-    func int64(_ attribute: XMLAttributeRef, _ name: String, _ node: XMLNodeRef) throws(XMLDecodeError) -> Int64 {
-        try attribute.withValue { (v) throws(XMLDecodeError) -> Int64 in try int64(v, "\(name)=\"…\"", node, attribute: name) }
+    func int64(_ attribute: XMLAttributeRef, _ name: StaticString, _ node: XMLNodeRef) throws(XMLDecodeError) -> Int64 {
+        try attribute.withValue { (v) throws(XMLDecodeError) -> Int64 in try int64(v, "\(name)=\"…\"", node, attribute: "\(name)") }
     }
 
     /// An attribute holding a DOUBLE.
-    func double(_ attribute: XMLAttributeRef, _ name: String, _ node: XMLNodeRef) throws(XMLDecodeError) -> Double {
-        try attribute.withValue { (v) throws(XMLDecodeError) -> Double in try double(v, "\(name)=\"…\"", node, attribute: name) }
+    func double(_ attribute: XMLAttributeRef, _ name: StaticString, _ node: XMLNodeRef) throws(XMLDecodeError) -> Double {
+        try attribute.withValue { (v) throws(XMLDecodeError) -> Double in try double(v, "\(name)=\"…\"", node, attribute: "\(name)") }
     }
 
+    /// Whether `bytes` spell `literal`.
+    @inline(__always)
+    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && (bytes.count == 0 || memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0)
+    }
+
+    @inline(__always)
     static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var i = 0
         var end = bytes.count
@@ -166,7 +176,8 @@ struct RecordXMLDecoder {
     }
 
     /// A 64-bit integer (`xs:long`: optional sign, digits, surrounding whitespace).
-    func int64(_ bytes: UnsafeBufferPointer<UInt8>, _ what: String, _ node: XMLNodeRef, attribute: String? = nil) throws(XMLDecodeError) -> Int64 {
+    func int64(_ bytes: UnsafeBufferPointer<UInt8>, _ what: @autoclosure () -> String, _ node: XMLNodeRef,
+               attribute: @autoclosure () -> String? = nil) throws(XMLDecodeError) -> Int64 {
         let t = Self.trimmed(bytes)
         var i = 0
         let end = t.count
@@ -190,15 +201,16 @@ struct RecordXMLDecoder {
             if negative && magnitude <= UInt64(Int64.max) + 1 { return Int64(truncatingIfNeeded: 0 &- magnitude) }
             if !negative && magnitude <= UInt64(Int64.max) { return Int64(magnitude) }
         }
-        throw error(.invalidValue, "expected a 64-bit integer for \(what), found \"\(Self.describe(bytes))\"", node, attribute: attribute)
+        throw error(.invalidValue, "expected a 64-bit integer for \(what()), found \"\(Self.describe(bytes))\"", node, attribute: attribute())
     }
 
     /// A double (`xs:double`: decimal or exponent notation, `INF`, `-INF`, `NaN`), correctly rounded.
-    func double(_ bytes: UnsafeBufferPointer<UInt8>, _ what: String, _ node: XMLNodeRef, attribute: String? = nil) throws(XMLDecodeError) -> Double {
+    func double(_ bytes: UnsafeBufferPointer<UInt8>, _ what: @autoclosure () -> String, _ node: XMLNodeRef,
+                attribute: @autoclosure () -> String? = nil) throws(XMLDecodeError) -> Double {
         let t = Self.trimmed(bytes)
-        if t.elementsEqual("INF".utf8) || t.elementsEqual("+INF".utf8) { return .infinity }
-        if t.elementsEqual("-INF".utf8) { return -.infinity }
-        if t.elementsEqual("NaN".utf8) { return .nan }
+        if Self.equals(t, "INF") || Self.equals(t, "+INF") { return .infinity }
+        if Self.equals(t, "-INF") { return -.infinity }
+        if Self.equals(t, "NaN") { return .nan }
         var valid = !t.isEmpty && t.count < 400
         var digits = 0
         for b in t {
@@ -211,17 +223,17 @@ struct RecordXMLDecoder {
         if valid && digits > 0, let value = Double(String(decoding: t, as: UTF8.self)) {
             return value
         }
-        throw error(.invalidValue, "expected a number for \(what), found \"\(Self.describe(bytes))\"", node, attribute: attribute)
+        throw error(.invalidValue, "expected a number for \(what()), found \"\(Self.describe(bytes))\"", node, attribute: attribute())
     }
 
     /// Checks an informational `date` against the timestamp it must show.
     func checkDate(_ attribute: XMLAttributeRef?, _ milliseconds: Int64, _ node: XMLNodeRef) throws(XMLDecodeError) {
         guard let attribute else { return }
         try attribute.withValue { (v) throws(XMLDecodeError) in
-            let matches = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-                let n = ISO8601.format(milliseconds: milliseconds, into: buffer.baseAddress!)
-                return n > 0 && Self.trimmed(v).elementsEqual(UnsafeBufferPointer(start: buffer.baseAddress!, count: n))
-            }
+            var text = ISO8601.Text(0, 0, 0)
+            let n = ISO8601.format(milliseconds: milliseconds, into: &text)
+            let t = Self.trimmed(v)
+            let matches = n > 0 && t.count == n && withUnsafeBytes(of: &text) { memcmp($0.baseAddress!, t.baseAddress!, n) == 0 }
             if !matches {
                 let expected = ISO8601.string(milliseconds: milliseconds).map { "date=\"\($0)\"" } ?? "no date (the year is outside 0001–9999)"
                 throw error(.invalidValue, "expected \(expected) to match the timestamp \(milliseconds), found date=\"\(Self.describe(v))\" (the timestamp is the value; date is only for people — change both)",
@@ -322,8 +334,8 @@ struct RecordXMLDecoder {
 
     /// Calls `body` for each child element of `node` with its name; other children must be blank.
     @inline(__always)
-    mutating func forEachChild(of node: XMLNodeRef, depth: Int, in parent: String, expected: String,
-                               _ body: (inout RecordXMLDecoder, XMLNodeRef, XMLName) throws(XMLDecodeError) -> Void) throws(XMLDecodeError) {
+    func forEachChild(of node: XMLNodeRef, depth: Int, in parent: StaticString, expected: @autoclosure () -> String,
+                               _ body: (RecordXMLDecoder, XMLNodeRef, XMLName) throws(XMLDecodeError) -> Void) throws(XMLDecodeError) {
         var child = node.firstChild
         while let c = child {
             child = c.nextSibling
@@ -331,8 +343,8 @@ struct RecordXMLDecoder {
                 try checkBlank(c, in: node)
                 continue
             }
-            let name = try elementName(c, depth: depth, in: parent, expected: expected)
-            try body(&self, c, name)
+            let name = try elementName(c, depth: depth, in: parent, expected: expected())
+            try body(self, c, name)
         }
     }
 

@@ -118,14 +118,18 @@ struct XMLStructureScanner {
         while i < n {
             switch state {
             case .text:
-                // Jump to the next `<`, counting the lines in between.
-                let rest = n - i
-                let found = memchr(base + i, Int32(UInt8(ascii: "<")), rest)
-                let stop = found.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) - base } ?? n
-                countLines(base, from: i, to: stop, chunkStart: chunkStart)
-                if stop == n { i = n; continue }
-                tagBegins(at: stop, base: base, chunkStart: chunkStart)
-                i = stop + 1
+                // Find the next `<`, counting the lines on the way.
+                var j = i
+                while true {
+                    j = Self.find(UInt8(ascii: "<"), 0x0A, in: base, from: j, to: n)
+                    guard j < n, base[j] == 0x0A else { break }
+                    line += 1
+                    lineStart = chunkStart + j + 1
+                    j += 1
+                }
+                if j >= n { i = n; continue }
+                tagBegins(at: j, base: base, chunkStart: chunkStart)
+                i = j + 1
                 state = .lessThan
             case .lessThan:
                 let b = base[i]
@@ -167,46 +171,70 @@ struct XMLStructureScanner {
                 }
                 i += 1
             case .tag:
-                // Attributes: stop at quotes, `>`, `/` and newlines.
+                // Attributes up to `>`, quoted values included, in one go.
                 var j = i
-                while j < n {
+                tag: while true {
+                    let runStart = j
+                    j = Self.findTagStop(in: base, from: j, to: n)
+                    // `/` just before `>` (spaces allowed) makes the element empty.
+                    var k = j - 1
+                    while k >= runStart && (base[k] == 0x20 || base[k] == 0x09 || base[k] == 0x0D) { k -= 1 }
+                    if k >= runStart { slash = base[k] == UInt8(ascii: "/") }
+                    guard j < n else { i = n; break tag }
                     let b = base[j]
-                    if b == UInt8(ascii: ">") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") || b == 0x0A { break }
-                    if b == UInt8(ascii: "/") { slash = true } else if b > 0x20 { slash = false }
-                    j += 1
-                }
-                i = j
-                guard j < n else { continue }
-                let b = base[j]
-                i = j + 1
-                switch b {
-                case UInt8(ascii: ">"):
-                    if slash {
-                        elementEnds(at: chunkStart + j + 1, wasRecord: depth == 1)
-                        if !recordsOnly { remember((pendingMark, pendingName)) }
-                    } else {
-                        depth += 1
-                        if !recordsOnly { openElements.append((pendingMark, pendingName)) }
+                    switch b {
+                    case UInt8(ascii: ">"):
+                        if slash {
+                            elementEnds(at: chunkStart + j + 1, wasRecord: depth == 1)
+                            if !recordsOnly { remember((pendingMark, pendingName)) }
+                        } else {
+                            depth += 1
+                            if !recordsOnly { openElements.append((pendingMark, pendingName)) }
+                        }
+                        state = .text
+                        i = j + 1
+                        break tag
+                    case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                        slash = false
+                        attributeCount += 1
+                        if attributeCount > maximumAttributes && violation == nil {
+                            violation = XMLFormatError(.tooLarge, "expected at most \(maximumAttributes) attributes on one element, found more",
+                                                       line: tagLine, column: column(ofTagIn: base, chunkStart: chunkStart))
+                        }
+                        // The value, to its closing quote.
+                        j += 1
+                        while true {
+                            j = Self.find(b, 0x0A, in: base, from: j, to: n)
+                            guard j < n, base[j] == 0x0A else { break }
+                            line += 1
+                            lineStart = chunkStart + j + 1
+                            j += 1
+                        }
+                        if j >= n {
+                            state = b == UInt8(ascii: "\"") ? .doubleQuoted : .singleQuoted
+                            i = n
+                            break tag
+                        }
+                        j += 1
+                    default:
+                        newline(at: j, chunkStart: chunkStart)
+                        j += 1
                     }
-                    state = .text
-                case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                    state = b == UInt8(ascii: "\"") ? .doubleQuoted : .singleQuoted
-                    slash = false
-                    attributeCount += 1
-                    if attributeCount > maximumAttributes && violation == nil {
-                        violation = XMLFormatError(.tooLarge, "expected at most \(maximumAttributes) attributes on one element, found more",
-                                                   line: tagLine, column: column(ofTagIn: base, chunkStart: chunkStart))
-                    }
-                default: newline(at: j, chunkStart: chunkStart)
                 }
             case .doubleQuoted, .singleQuoted:
+                // A value that began in an earlier chunk.
                 let quote = state == .doubleQuoted ? UInt8(ascii: "\"") : UInt8(ascii: "'")
-                let found = memchr(base + i, Int32(quote), n - i)
-                let stop = found.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) - base } ?? n
-                countLines(base, from: i, to: stop, chunkStart: chunkStart)
-                if stop < n {
+                var j = i
+                while true {
+                    j = Self.find(quote, 0x0A, in: base, from: j, to: n)
+                    guard j < n, base[j] == 0x0A else { break }
+                    line += 1
+                    lineStart = chunkStart + j + 1
+                    j += 1
+                }
+                if j < n {
                     state = .tag
-                    i = stop + 1
+                    i = j + 1
                 } else {
                     i = n
                 }
@@ -289,6 +317,54 @@ struct XMLStructureScanner {
             carriedColumns += Self.characters(base, n)
         }
         offset = chunkStart + n
+    }
+
+    // MARK: Searching, eight bytes at a time
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each byte of `word` that equals the byte repeated in `pattern` (exact for the
+    /// lowest such byte, which is all the searches use).
+    @inline(__always)
+    private static func matches(_ word: UInt64, _ pattern: UInt64) -> UInt64 {
+        let x = word ^ pattern
+        return (x &- ones) & ~x & highs
+    }
+
+    /// The index of the first `a` or `b` in `base[from..<to]`, or `to`.
+    @inline(__always)
+    static func find(_ a: UInt8, _ b: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var j = from
+        let pa = UInt64(a) &* ones
+        let pb = UInt64(b) &* ones
+        while j + 8 <= to {
+            let word = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+            let m = matches(word, pa) | matches(word, pb)
+            if m != 0 { return j + m.trailingZeroBitCount >> 3 }
+            j += 8
+        }
+        while j < to && base[j] != a && base[j] != b { j += 1 }
+        return j
+    }
+
+    /// The index of the first byte that ends a run in a start tag (`>`, `"`, `'`, newline), or `to`.
+    @inline(__always)
+    static func findTagStop(in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var j = from
+        while j + 8 <= to {
+            let word = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+            let m = matches(word, 0x3E3E_3E3E_3E3E_3E3E) | matches(word, 0x2222_2222_2222_2222)
+                | matches(word, 0x2727_2727_2727_2727) | matches(word, 0x0A0A_0A0A_0A0A_0A0A)
+            if m != 0 { return j + m.trailingZeroBitCount >> 3 }
+            j += 8
+        }
+        while j < to {
+            let b = base[j]
+            if b == 0x3E || b == 0x22 || b == 0x27 || b == 0x0A { break }
+            j += 1
+        }
+        return j
     }
 
     /// The mark of the tag whose `<` was seen last.
