@@ -53,6 +53,7 @@ public final class XMLRecordReader: RecordReader {
         /// Deepest nesting accepted inside JSON text (`<json>`, `<unknown>`, `<pluginFields>`).
         public var maximumJSONDepth: Int = 512
 
+        /// Creates a configuration; every limit has a default that suits CloudKit records.
         public init(maximumDepth: Int = 32, maximumNameBytes: Int = 1_000, maximumTextBytes: Int = 10_000_000,
                     maximumAttributes: Int = 64, maximumRecordBytes: Int = 64 << 20, maximumJSONDepth: Int = 512) {
             self.maximumDepth = maximumDepth

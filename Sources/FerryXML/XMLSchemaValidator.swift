@@ -31,6 +31,7 @@ public final class XMLSchemaValidator {
         /// `schemaViolation` for the schema; otherwise why the document could not be read.
         public var code: XMLFormatError.Code
 
+        /// Creates a violation.
         public init(source: String, line: Int, column: Int?, message: String, code: XMLFormatError.Code) {
             self.source = source
             self.line = line
@@ -62,6 +63,7 @@ public final class XMLSchemaValidator {
         /// Most violations kept per document; the rest are counted in ``Report/omittedCount``.
         public var maximumViolations: Int = 10_000
 
+        /// Creates a configuration.
         public init(maximumViolations: Int = 10_000) {
             self.maximumViolations = maximumViolations
         }

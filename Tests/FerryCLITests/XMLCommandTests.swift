@@ -232,7 +232,11 @@ final class SpawnedProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for arg in argv { free(arg) } }
         var child: pid_t = 0
+        #if canImport(Glibc)
         let rc = posix_spawn(&child, path, &actions, nil, argv, environ)
+        #else
+        let rc = posix_spawn(&child, path, &actions, nil, argv, nil)
+        #endif
         close(fds[0])
         guard rc == 0 else {
             close(fds[1])

@@ -205,65 +205,6 @@ final class LibXMLTextWriter {
 
 // MARK: - Input
 
-/// The raw bytes read from a given offset on: the record being decoded (for verbatim rejects and
-/// positions inside it) and libxml2's read-ahead. Owns its buffer; dropping bytes only moves a
-/// head index, and the kept bytes are moved to the front only when appending needs the room, so
-/// each byte is copied about once.
-final class ByteWindow {
-    private var storage: UnsafeMutableRawPointer
-    private var capacity: Int
-    private var head = 0
-    /// Bytes held.
-    private(set) var count = 0
-    /// The input offset of the first byte held.
-    private(set) var startOffset = 0
-
-    init(capacity: Int = 1 << 16) {
-        self.capacity = capacity
-        storage = .allocate(byteCount: capacity, alignment: 16)
-    }
-
-    deinit { storage.deallocate() }
-
-    func append(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        if head + count + bytes.count > capacity {
-            if count + bytes.count <= capacity / 2 || (head > 0 && count + bytes.count <= capacity) {
-                storage.copyMemory(from: storage + head, byteCount: count)
-            } else {
-                var newCapacity = capacity * 2
-                while newCapacity < count + bytes.count { newCapacity *= 2 }
-                let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
-                newStorage.copyMemory(from: storage + head, byteCount: count)
-                storage.deallocate()
-                storage = newStorage
-                capacity = newCapacity
-            }
-            head = 0
-        }
-        (storage + head + count).copyMemory(from: base, byteCount: bytes.count)
-        count += bytes.count
-    }
-
-    /// Drops the bytes before input offset `offset`.
-    func discard(before offset: Int) {
-        let drop = min(offset - startOffset, count)
-        guard drop > 0 else { return }
-        head += drop
-        count -= drop
-        startOffset += drop
-        if count == 0 { head = 0 }
-    }
-
-    /// The bytes from input offset `from` up to `to` (or the end), if they are all held; valid until
-    /// the window changes.
-    func bytes(from: Int, to: Int? = nil) -> UnsafeRawBufferPointer? {
-        let end = to ?? (startOffset + count)
-        guard from >= startOffset, end <= startOffset + count, from <= end else { return nil }
-        return UnsafeRawBufferPointer(start: storage + head + (from - startOffset), count: end - from)
-    }
-}
-
 /// The context of the read callback: the source, the prolog guard, the structure scanner, the raw
 /// byte window, the byte budget, and the first error.
 final class SourceBox {
@@ -562,33 +503,6 @@ final class LibXMLTextReader {
         }
         return XMLFormatError(code, message, line: d.line > 0 ? d.line : nil, column: d.column > 0 ? d.column : nil,
                               libxml2Code: d.code)
-    }
-}
-
-/// Checks the bytes where libxml2 stopped.
-enum UTF8Check {
-    /// Whether `bytes` begins with a byte sequence that is not UTF-8 (overlong forms, surrogates and
-    /// values past U+10FFFF included); a sequence cut by the end of `bytes` counts only at EOF.
-    static func startsInvalidSequence(_ bytes: UnsafeRawBufferPointer, atEOF: Bool) -> Bool {
-        guard let lead = bytes.first else { return false }
-        let (length, low, high): (Int, UInt8, UInt8)
-        switch lead {
-        case 0x00...0x7F: return false
-        case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
-        case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
-        case 0xE1...0xEC, 0xEE, 0xEF: (length, low, high) = (3, 0x80, 0xBF)
-        case 0xED: (length, low, high) = (3, 0x80, 0x9F)
-        case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
-        case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
-        case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
-        default: return true
-        }
-        for k in 1..<length {
-            guard k < bytes.count else { return atEOF }
-            let b = bytes[k]
-            if k == 1 ? (b < low || b > high) : (b < 0x80 || b > 0xBF) { return true }
-        }
-        return false
     }
 }
 

@@ -8,17 +8,6 @@ import Musl
 import Darwin
 #endif
 
-/// A problem in one record, found by ``RecordXMLDecoder``: the reader turns the node (and the
-/// attribute, if any) into a line and column.
-struct XMLDecodeError: Error {
-    var code: XMLFormatError.Code
-    var message: String
-    /// The element the problem is in (or a text node).
-    var node: XMLNodeRef
-    /// The attribute the problem is in, when it is in one.
-    var attribute: String?
-}
-
 /// Turns an expanded `<record>` subtree into a ``Record``: checks every element and attribute
 /// against the format (Docs/XMLFormat.md), applies the limits, and reverses the writer's escapes.
 /// A class, so that the closures of its element walks share it instead of copying it.

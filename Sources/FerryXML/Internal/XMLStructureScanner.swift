@@ -6,18 +6,6 @@ import Musl
 import Darwin
 #endif
 
-/// Where an element's start tag begins in the input, and where the element ends.
-struct XMLMark {
-    /// Byte offset of the `<` of the start tag.
-    var offset: Int
-    /// 1-based line of the `<`.
-    var line: Int
-    /// 1-based column of the `<`, in characters.
-    var column: Int
-    /// Byte offset just past the element's last `>`; -1 until the scanner has seen it.
-    var end = -1
-}
-
 /// Follows the tag structure of the input as it is read, so that errors can name an exact line and
 /// column and rejected records can be copied verbatim.
 ///
