@@ -44,7 +44,8 @@ public final class XMLRecordReader: RecordReader {
         public var maximumDepth: Int = 32
         /// Longest element or attribute name accepted, in bytes.
         public var maximumNameBytes: Int = 1_000
-        /// Longest text accepted in one value (element text or attribute value), in bytes.
+        /// Longest text accepted in one piece — text between two tags, an attribute value, a
+        /// comment — in bytes; checked as bytes arrive, before libxml2 parses them.
         public var maximumTextBytes: Int = 10_000_000
         /// Most attributes accepted on one element.
         public var maximumAttributes: Int = 64
@@ -142,7 +143,8 @@ public final class XMLRecordReader: RecordReader {
     /// Opens libxml2's reader and reads up to the root element, which must be Ferry's `<records>`.
     private func start() throws(XMLFormatError) {
         let scanner = XMLStructureScanner(recordsOnly: true, maximumDepth: configuration.maximumDepth,
-                                          maximumAttributes: configuration.maximumAttributes)
+                                          maximumAttributes: configuration.maximumAttributes,
+                                          maximumTextBytes: configuration.maximumTextBytes)
         let xml = try LibXMLTextReader(source: source, options: configuration.parserOptions, scanner: scanner)
         self.xml = xml
         decoder = RecordXMLDecoder(names: XMLNameTable(intern: xml.intern), limits: configuration)

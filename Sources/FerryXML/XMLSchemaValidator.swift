@@ -88,7 +88,7 @@ public final class XMLSchemaValidator {
     ///   with the document is in the report.
     public func validate(_ source: ByteSource) throws(XMLFormatError) -> Report {
         let xml = try LibXMLTextReader(source: source, options: LibXMLTextReader.secureOptions,
-                                       scanner: XMLStructureScanner(recordsOnly: false))
+                                       scanner: XMLStructureScanner(recordsOnly: false, maximumTextBytes: LibXMLTextReader.defaultTextLimit))
         xml.diagnostics.minimumLevel = 2
         xml.diagnostics.limit = configuration.maximumViolations
         try xml.validate(with: try LibXMLSchemaValidation(schema: schema))

@@ -109,6 +109,29 @@ struct HostileInputTests {
         #expect(source.served < 16 << 20, "read \(source.served) bytes")
     }
 
+    @Test("maximumTextBytes bounds text, attribute values, comments and CDATA as bytes arrive", arguments: [
+        ("<record recordName=\"x\"><fields><string name=\"s\">", "t", "</string></fields></record>", 50),
+        ("<record recordName=\"", "v", "\"/>", 21),
+        ("<!--", "c", "-->", 5),
+        ("<record recordName=\"x\"><fields><string name=\"s\"><![CDATA[", "d", "]]></string></fields></record>", 59),
+        ("<?pi ", "p", "?>", 3),
+    ])
+    func textLimit(before: String, filler: String, after: String, column: Int) throws {
+        let source = GeneratedSource(prefix: Self.head + Self.root + before, filler: filler, fillerBytes: 1 << 30,
+                                     suffix: after + "</records>")
+        let reader = XMLRecordReader(source: source, configuration: .init(maximumTextBytes: 1_000))
+        do {
+            while try reader.next() != nil {}
+            Issue.record("a gigabyte of text was read")
+        } catch let error as XMLFormatError {
+            #expect(error.code == .tooLarge, "\(error)")
+            #expect(error.message.hasPrefix("expected text of at most 1000 bytes"), "\(error)")
+            #expect(error.line == 3)
+            #expect((error.column ?? 0) > 1_000 && (error.column ?? 0) < column + 1_000 + 4_096, "\(error)")
+        }
+        #expect(source.served < 64 << 10)
+    }
+
     @Test("A record larger than maximumRecordBytes fails without being held whole")
     func recordBudget() throws {
         let item = "<string>" + String(repeating: "x", count: 100) + "</string>"

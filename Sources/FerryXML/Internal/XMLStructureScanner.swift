@@ -30,6 +30,11 @@ struct XMLStructureScanner {
     let maximumDepth: Int
     /// Most attributes accepted on one start tag.
     let maximumAttributes: Int
+    /// Longest run of text between tags, attribute value, comment, CDATA section or processing
+    /// instruction accepted, in bytes.
+    let maximumTextBytes: Int
+    /// Bytes in the current run of text, value, comment, CDATA section or instruction.
+    private var runLength = 0
     /// The first limit the input broke, with where: set once, then the input must stop.
     private(set) var violation: XMLFormatError?
     /// Attributes seen in the current start tag.
@@ -71,10 +76,11 @@ struct XMLStructureScanner {
     private var pendingName: [UInt8] = []
     private static let recentLimit = 4096
 
-    init(recordsOnly: Bool, maximumDepth: Int = .max, maximumAttributes: Int = .max) {
+    init(recordsOnly: Bool, maximumDepth: Int = .max, maximumAttributes: Int = .max, maximumTextBytes: Int = .max) {
         self.recordsOnly = recordsOnly
         self.maximumDepth = maximumDepth
         self.maximumAttributes = maximumAttributes
+        self.maximumTextBytes = maximumTextBytes
         marks.reserveCapacity(64)
     }
 
@@ -115,6 +121,7 @@ struct XMLStructureScanner {
                     lineStart = chunkStart + j + 1
                     j += 1
                 }
+                lengthen(by: j - i, at: j, base: base, chunkStart: chunkStart)
                 if j >= n { i = n; continue }
                 tagBegins(at: j, base: base, chunkStart: chunkStart)
                 i = j + 1
@@ -123,8 +130,8 @@ struct XMLStructureScanner {
                 let b = base[i]
                 switch b {
                 case UInt8(ascii: "/"): state = .endTag; i += 1
-                case UInt8(ascii: "!"): state = .bang; bangCount = 0; i += 1
-                case UInt8(ascii: "?"): state = .instruction; i += 1
+                case UInt8(ascii: "!"): state = .bang; bangCount = 0; runLength = 0; i += 1
+                case UInt8(ascii: "?"): state = .instruction; runLength = 0; i += 1
                 default:
                     // A start tag: keep its mark if it is at a watched depth.
                     if depth == 0 && rootMark == nil { rootMark = pendingMark }
@@ -180,6 +187,7 @@ struct XMLStructureScanner {
                             if !recordsOnly { openElements.append((pendingMark, pendingName)) }
                         }
                         state = .text
+                        runLength = 0
                         i = j + 1
                         break tag
                     case UInt8(ascii: "\""), UInt8(ascii: "'"):
@@ -191,6 +199,8 @@ struct XMLStructureScanner {
                         }
                         // The value, to its closing quote.
                         j += 1
+                        let valueStart = j
+                        runLength = 0
                         while true {
                             j = Self.find(b, 0x0A, in: base, from: j, to: n)
                             guard j < n, base[j] == 0x0A else { break }
@@ -198,6 +208,7 @@ struct XMLStructureScanner {
                             lineStart = chunkStart + j + 1
                             j += 1
                         }
+                        lengthen(by: j - valueStart, at: j, base: base, chunkStart: chunkStart)
                         if j >= n {
                             state = b == UInt8(ascii: "\"") ? .doubleQuoted : .singleQuoted
                             i = n
@@ -220,6 +231,7 @@ struct XMLStructureScanner {
                     lineStart = chunkStart + j + 1
                     j += 1
                 }
+                lengthen(by: j - i, at: j, base: base, chunkStart: chunkStart)
                 if j < n {
                     state = .tag
                     i = j + 1
@@ -233,6 +245,7 @@ struct XMLStructureScanner {
                     if depth == 1 { elementEnds(at: chunkStart + i + 1, wasRecord: true) }
                     if !recordsOnly, let closed = openElements.popLast() { remember(closed) }
                     state = .text
+                    runLength = 0
                 } else if b == 0x0A {
                     newline(at: i, chunkStart: chunkStart)
                 }
@@ -261,8 +274,9 @@ struct XMLStructureScanner {
             case .comment, .commentDash1, .commentDash2:
                 let b = base[i]
                 if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
+                lengthen(by: 1, at: i, base: base, chunkStart: chunkStart)
                 switch (state, b) {
-                case (.commentDash2, UInt8(ascii: ">")): state = .text
+                case (.commentDash2, UInt8(ascii: ">")): state = .text; runLength = 0
                 case (.commentDash2, UInt8(ascii: "-")): break
                 case (.commentDash1, UInt8(ascii: "-")): state = .commentDash2
                 case (_, UInt8(ascii: "-")): state = .commentDash1
@@ -272,8 +286,9 @@ struct XMLStructureScanner {
             case .cdata, .cdataBracket1, .cdataBracket2:
                 let b = base[i]
                 if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
+                lengthen(by: 1, at: i, base: base, chunkStart: chunkStart)
                 switch (state, b) {
-                case (.cdataBracket2, UInt8(ascii: ">")): state = .text
+                case (.cdataBracket2, UInt8(ascii: ">")): state = .text; runLength = 0
                 case (.cdataBracket2, UInt8(ascii: "]")): break
                 case (.cdataBracket1, UInt8(ascii: "]")): state = .cdataBracket2
                 case (_, UInt8(ascii: "]")): state = .cdataBracket1
@@ -283,8 +298,10 @@ struct XMLStructureScanner {
             case .instruction, .instructionQuestion:
                 let b = base[i]
                 if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
+                lengthen(by: 1, at: i, base: base, chunkStart: chunkStart)
                 if state == .instructionQuestion && b == UInt8(ascii: ">") {
                     state = .text
+                    runLength = 0
                 } else {
                     state = b == UInt8(ascii: "?") ? .instructionQuestion : .instruction
                 }
@@ -294,7 +311,8 @@ struct XMLStructureScanner {
                 // them), so only their end matters, approximately.
                 let b = base[i]
                 if b == 0x0A { newline(at: i, chunkStart: chunkStart) }
-                if b == UInt8(ascii: ">") { state = .text }
+                lengthen(by: 1, at: i, base: base, chunkStart: chunkStart)
+                if b == UInt8(ascii: ">") { state = .text; runLength = 0 }
                 i += 1
             }
         }
@@ -391,6 +409,19 @@ struct XMLStructureScanner {
         for element in openElements.reversed() { consider(element) }
         for element in recentElements.reversed() { consider(element) }
         return best
+    }
+
+    /// Adds `count` bytes to the current run; past ``maximumTextBytes`` the input breaks a limit
+    /// (placed at `index`, where the run was when it was measured).
+    @inline(__always)
+    private mutating func lengthen(by count: Int, at index: Int, base: UnsafePointer<UInt8>, chunkStart: Int) {
+        runLength += count
+        guard runLength > maximumTextBytes, violation == nil else { return }
+        let column = lineStart >= chunkStart
+            ? 1 + Self.characters(base + (lineStart - chunkStart), chunkStart + index - lineStart)
+            : 1 + carriedColumns + Self.characters(base, index)
+        violation = XMLFormatError(.tooLarge, "expected text of at most \(maximumTextBytes) bytes in one piece (text between tags, an attribute value, a comment; maximumTextBytes), found more",
+                                   line: line, column: column)
     }
 
     /// The column of the current tag's `<`, when it is in this chunk on a line counted so far.
