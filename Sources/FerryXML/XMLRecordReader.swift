@@ -91,6 +91,9 @@ public final class XMLRecordReader: RecordReader {
     private var skipsSubtree = false
     /// Set by ``step()`` at the end of the document.
     private var atEnd = false
+    /// Elements read in `<records>`: the number of the scanner's mark for the current one (text
+    /// rejected between elements counts in ``recordIndex`` but has no mark).
+    private var elementIndex = 0
 
     /// Called for every `<record>` skipped under ``RecordErrorPolicy/skip(rejects:)``.
     public var onReject: ((any Error) -> Void)?
@@ -236,9 +239,10 @@ public final class XMLRecordReader: RecordReader {
     /// Expands the element at depth 1 and decodes it; a record, or `nil` when it was rejected.
     private func readRecord(_ xml: LibXMLTextReader) throws(XMLFormatError) -> Record? {
         recordIndex += 1
+        elementIndex += 1
         let box = xml.box
-        box.scanner.discardMarks(before: recordIndex)
-        let mark = box.scanner.mark(recordIndex)
+        box.scanner.discardMarks(before: elementIndex)
+        let mark = box.scanner.mark(elementIndex)
         box.pinnedOffset = mark?.offset
         box.budgetStart = mark?.offset ?? box.bytesRead
         defer {
@@ -257,7 +261,7 @@ public final class XMLRecordReader: RecordReader {
             return try decoder.decodeRecord(node)
         } catch {
             // The scanner found the element's end while libxml2 expanded it.
-            let mark = box.scanner.mark(recordIndex)
+            let mark = box.scanner.mark(elementIndex)
             var located = XMLFormatError(error.code, error.message, source: source.name, recordIndex: recordIndex)
             if let mark, let position = position(of: error, in: node, mark: mark, box: box) {
                 located.line = position.line
@@ -299,11 +303,11 @@ public final class XMLRecordReader: RecordReader {
 
     /// The error that stopped libxml2, with the position of the record when the budget stopped it.
     private func fatal(_ xml: LibXMLTextReader) -> XMLFormatError {
-        var error = xml.failure(anchor: xml.box.pinnedOffset == nil ? nil : xml.box.scanner.mark(recordIndex))
+        var error = xml.failure(anchor: xml.box.pinnedOffset == nil ? nil : xml.box.scanner.mark(elementIndex))
         if xml.box.budgetExceeded {
             error = XMLFormatError(.tooLarge, "expected elements of at most \(configuration.maximumRecordBytes) bytes in <records> (maximumRecordBytes; CloudKit records are at most 1 MB), found a larger one",
                                    source: source.name)
-            if let mark = xml.box.scanner.mark(recordIndex), xml.box.pinnedOffset != nil {
+            if let mark = xml.box.scanner.mark(elementIndex), xml.box.pinnedOffset != nil {
                 error.line = mark.line
                 error.column = mark.column
                 error.recordIndex = recordIndex

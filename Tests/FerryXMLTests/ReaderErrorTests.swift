@@ -80,6 +80,23 @@ struct ReaderErrorTests {
         #expect(again.rejectedCount == 2)
     }
 
+    @Test("Text between records is rejected and later records keep their exact positions and bytes")
+    func strayText() throws {
+        let bad = "<record recordName=\"b\" deleted=\"x\"/>"
+        let text = document("<record recordName=\"a\"/>\n  stray text\n  \(bad)\n<record recordName=\"c\"/>")
+        let rejects = MemorySink()
+        var errors: [XMLFormatError] = []
+        let reader = XMLRecordReader(source: MemorySource(text), policy: .skip(rejects: rejects))
+        reader.onReject = { errors.append($0 as! XMLFormatError) }
+        var names: [String] = []
+        while let record = try reader.next() { names.append(record.recordName) }
+        #expect(names == ["a", "c"])
+        #expect(errors.map(\.recordIndex) == [2, 3])
+        #expect(errors.first?.message.contains("found text \"") == true)
+        #expect(errors.last.map { ($0.line, $0.column) } ?? (0, 0) == (5, 26))
+        #expect(rejects.text.hasSuffix(bad + "\n"))
+    }
+
     @Test("Skipping without a rejects output counts and reports")
     func skipWithoutRejects() throws {
         let text = document("<record recordName=\"a\" deleted=\"x\"/><record recordName=\"b\"/>")
