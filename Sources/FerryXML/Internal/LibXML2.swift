@@ -411,9 +411,12 @@ final class LibXMLTextReader {
     /// sending to ``diagnostics``, then removes it. Schema validation plugs its own SAX handler into
     /// the parser, and that handler has no structured error channel, so without this the parser's
     /// errors would be printed to stderr instead of collected. The body must not leave the thread.
+    /// The handler this thread had before is restored afterwards.
     func collectingThreadErrors<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let previousHandler = __xmlStructuredError().pointee
+        let previousContext = __xmlStructuredErrorContext().pointee
         xmlSetStructuredErrorFunc(Unmanaged.passUnretained(diagnostics).toOpaque(), LibXML2Diagnostics.handler)
-        defer { xmlSetStructuredErrorFunc(nil, nil) }
+        defer { xmlSetStructuredErrorFunc(previousContext, previousHandler) }
         return try body()
     }
 
