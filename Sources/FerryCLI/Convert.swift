@@ -203,7 +203,8 @@ struct Convert: ParsableCommand {
         inputLoop: for path in try expandInputs(inputs) {
             if remaining == 0 { break }
             let input = try ArchiveDetection.openInput(try InputFile(path: path))
-            if let parallelSink, !input.isArchive, from == nil || from == .ndjson,
+            if let parallelSink, !input.isArchive,
+               try inputFormat(of: input.source, isArchive: false, declared: from) == .ndjson,
                let peekable = input.source as? PeekableSource,
                NDJSONParallelConverter.canConvert(try peekable.peek(1 << 20), maximumDepth: 512) {
                 try parallelSink.flush()

@@ -4,6 +4,7 @@ import FerryCompression
 import FerryIO
 import FerryNDJSON
 import FerryRecords
+import FerryXML
 
 /// The record formats Ferry reads and writes.
 enum RecordFormat: String, CaseIterable, ExpressibleByArgument {
@@ -59,21 +60,24 @@ func openRecordReader(_ path: String, options: RecordInputOptions) throws -> any
 func openRecordReader(_ source: any ByteSource, name path: String, options: RecordInputOptions,
                       isArchive: Bool = false) throws -> any RecordReader {
     let input = (source: source, isArchive: isArchive)
-    var format = options.format
-    if format == nil {
-        format = input.isArchive ? .archive : try sniffFormat(input.source)
-    }
-    switch format ?? .ndjson {
+    switch try inputFormat(of: source, isArchive: isArchive, declared: options.format) {
     case .archive:
         let configuration = ArchiveReader.Configuration(
             records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
         return ArchiveRecordReader(try ArchiveReader(source: input.source, configuration: configuration))
     case .xml:
-        throw CommandFailure(message: "\(path): XML input is not supported by this build")
+        return XMLRecordReader(source: input.source, policy: options.policy)
     case .ndjson:
         return NDJSONReader(source: input.source, policy: options.policy,
                             configuration: .init(maximumLineBytes: options.maximumLineBytes))
     }
+}
+
+/// The format an opened input is read as: an archive when it is one, else `--from` when given,
+/// else what ``sniffFormat(_:)`` sees.
+func inputFormat(of source: any ByteSource, isArchive: Bool, declared: RecordFormat?) throws -> RecordFormat {
+    if isArchive { return declared ?? .archive }
+    return try declared ?? sniffFormat(source)
 }
 
 /// Looks at the first non-blank byte (after a UTF-8 byte order mark): `<` means XML.
@@ -149,7 +153,7 @@ func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> Re
     }
     switch format {
     case .xml:
-        throw CommandFailure(message: "\(path): XML output is not supported by this build")
+        return RecordOutput(writer: try XMLRecordWriter(sink: sink), archive: nil, file: file)
     case .ndjson, .archive:
         return RecordOutput(writer: NDJSONWriter(sink: sink), archive: nil, file: file)
     }

@@ -17,6 +17,7 @@ struct Inspect: ParsableCommand {
 
         Examples:
           ferry inspect Samples/chat.ndjson
+          ferry inspect export.xml.gz
           ferry inspect backup.tar.gz            # an archive: what its manifest says
           ferry inspect export.ndjson --json | jq '.fields[] | select(.types | length > 1)'
         """

@@ -144,6 +144,9 @@ public final class NDJSONParallelConverter {
         var inFlight: [ChunkJob] = []
         let maximumInFlight = 2 * configuration.threads
         var carry: [UInt8] = []
+        // The first bytes of `carry` known to hold no newline: a line longer than a chunk is
+        // searched once, not again after every read (which would be quadratic).
+        var searched = 0
         var lineNumber = 0
         var isFirstChunk = true
         var isEOF = false
@@ -168,11 +171,13 @@ public final class NDJSONParallelConverter {
             var cut: Int
             if isEOF {
                 cut = carry.count
-            } else if let lastNewline = carry.lastIndex(of: 0x0A) {
+            } else if let lastNewline = carry[searched...].lastIndex(of: 0x0A) {
                 cut = lastNewline + 1
             } else {
                 // No newline yet: the line is longer than a chunk. Read on, up to the limit.
+                searched = carry.count
                 if carry.count > configuration.maximumLineBytes {
+                    searched = 0
                     try drain(&inFlight, &stopped)
                     if stopped { break }
                     lineNumber += 1
@@ -188,6 +193,7 @@ public final class NDJSONParallelConverter {
             }
             let input = Array(carry[..<cut])
             carry.removeFirst(cut)
+            searched = 0
             let job = ChunkJob(input: input, firstLine: lineNumber + 1, stripsByteOrderMark: isFirstChunk)
             lineNumber += job.lineCount
             isFirstChunk = false

@@ -1,184 +1,231 @@
 import FerryRecords
 
-// The system structures and field values of a record, as XML elements.
+// The system structures and field values of a record, as XML elements (Docs/XMLFormat.md).
 
 extension XMLRecordWriter {
+    /// Ends a leaf's start tag: `/>` when it has no children, else `>` and the children, then the
+    /// end tag.
+    @inline(__always)
+    private func finishLeaf(_ element: StaticString, unknownKeys: JSONObject, children: () -> Void = {}) {
+        markup.append(UInt8(ascii: ">"))
+        children()
+        writeUnknownKeys(unknownKeys)
+        close(element)
+    }
+
     /// `<zoneID zoneName ownerRecordName zoneType/>`.
-    func write(_ zone: ZoneID) throws {
+    func write(_ zone: ZoneID) {
         let escaped = XMLTextEscaping.needsEscape(zone.zoneName)
             || (zone.ownerRecordName.map(XMLTextEscaping.needsEscape) ?? false)
             || (zone.zoneType.map(XMLTextEscaping.needsEscape) ?? false)
-        try writerStart("zoneID")
-        try attribute("zoneName", zone.zoneName, escaped)
-        if let v = zone.ownerRecordName { try attribute("ownerRecordName", v, escaped) }
-        if let v = zone.zoneType { try attribute("zoneType", v, escaped) }
-        if escaped { try writerEscapedFlag() }
-        try writeUnknownKeys(zone.unknownKeys)
-        try writerEnd()
+        open("zoneID")
+        attribute("zoneName", zone.zoneName, escaped)
+        if let v = zone.ownerRecordName { attribute("ownerRecordName", v, escaped) }
+        if let v = zone.zoneType { attribute("zoneType", v, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if zone.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf("zoneID", unknownKeys: zone.unknownKeys) }
     }
 
     /// `<created|modified timestamp date userRecordName deviceID/>`.
-    func write(_ stamp: RecordStamp, element: StaticString) throws {
+    func write(_ stamp: RecordStamp, element: StaticString) {
         let escaped = (stamp.userRecordName.map(XMLTextEscaping.needsEscape) ?? false)
             || (stamp.deviceID.map(XMLTextEscaping.needsEscape) ?? false)
-        try writerStart(element)
+        open(element)
         if let t = stamp.timestamp {
-            try attribute("timestamp", integer: t)
-            try dateAttribute(t)
+            attribute("timestamp", integer: t)
+            dateAttribute(t)
         }
-        if let v = stamp.userRecordName { try attribute("userRecordName", v, escaped) }
-        if let v = stamp.deviceID { try attribute("deviceID", v, escaped) }
-        if escaped { try writerEscapedFlag() }
-        try writeUnknownKeys(stamp.unknownKeys)
-        try writerEnd()
+        if let v = stamp.userRecordName { attribute("userRecordName", v, escaped) }
+        if let v = stamp.deviceID { attribute("deviceID", v, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if stamp.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf(element, unknownKeys: stamp.unknownKeys) }
     }
 
     /// `<reference|parent|share recordName action>` with an optional `<zoneID>` inside.
-    func write(_ reference: Reference, element: StaticString) throws {
+    func write(_ reference: Reference, element: StaticString, _ field: FieldAttributes) {
         let escaped = XMLTextEscaping.needsEscape(reference.recordName)
             || (reference.action.map { XMLTextEscaping.needsEscape($0.rawValue) } ?? false)
-        try writerStart(element)
-        try attribute("recordName", reference.recordName, escaped)
-        if let v = reference.action { try attribute("action", v.rawValue, escaped) }
-        if escaped { try writerEscapedFlag() }
-        if let zone = reference.zoneID { try write(zone) }
-        try writeUnknownKeys(reference.unknownKeys)
-        try writerEnd()
+            || field.needsEscape
+        open(element)
+        writeFieldAttributes(field, escaped)
+        attribute("recordName", reference.recordName, escaped)
+        if let v = reference.action { attribute("action", v.rawValue, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if reference.zoneID == nil && reference.unknownKeys.isEmpty {
+            markup.append("/>")
+        } else {
+            finishLeaf(element, unknownKeys: reference.unknownKeys) {
+                if let zone = reference.zoneID { write(zone) }
+            }
+        }
     }
 
     /// `<asset fileChecksum size referenceChecksum wrappingKey receipt downloadURL/>`.
-    func write(_ asset: Asset) throws {
-        var escaped = false
+    func write(_ asset: Asset, _ field: FieldAttributes) {
+        var escaped = field.needsEscape
         for v in [asset.fileChecksum, asset.referenceChecksum, asset.wrappingKey, asset.receipt, asset.downloadURL] {
             if let v, XMLTextEscaping.needsEscape(v) { escaped = true }
         }
-        try writerStart("asset")
-        if let v = asset.fileChecksum { try attribute("fileChecksum", v, escaped) }
-        if let v = asset.size { try attribute("size", integer: v) }
-        if let v = asset.referenceChecksum { try attribute("referenceChecksum", v, escaped) }
-        if let v = asset.wrappingKey { try attribute("wrappingKey", v, escaped) }
-        if let v = asset.receipt { try attribute("receipt", v, escaped) }
-        if let v = asset.downloadURL { try attribute("downloadURL", v, escaped) }
-        if escaped { try writerEscapedFlag() }
-        try writeUnknownKeys(asset.unknownKeys)
-        try writerEnd()
+        open("asset")
+        writeFieldAttributes(field, escaped)
+        if let v = asset.fileChecksum { attribute("fileChecksum", v, escaped) }
+        if let v = asset.size { attribute("size", integer: v) }
+        if let v = asset.referenceChecksum { attribute("referenceChecksum", v, escaped) }
+        if let v = asset.wrappingKey { attribute("wrappingKey", v, escaped) }
+        if let v = asset.receipt { attribute("receipt", v, escaped) }
+        if let v = asset.downloadURL { attribute("downloadURL", v, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if asset.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf("asset", unknownKeys: asset.unknownKeys) }
     }
 
     /// `<location latitude longitude horizontalAccuracy verticalAccuracy altitude speed course timestamp date/>`.
-    func write(_ location: Location) throws {
-        try writerStart("location")
-        try attribute("latitude", double: location.latitude)
-        try attribute("longitude", double: location.longitude)
-        if let v = location.horizontalAccuracy { try attribute("horizontalAccuracy", double: v) }
-        if let v = location.verticalAccuracy { try attribute("verticalAccuracy", double: v) }
-        if let v = location.altitude { try attribute("altitude", double: v) }
-        if let v = location.speed { try attribute("speed", double: v) }
-        if let v = location.course { try attribute("course", double: v) }
+    func write(_ location: Location, _ field: FieldAttributes) {
+        let escaped = field.needsEscape
+        open("location")
+        writeFieldAttributes(field, escaped)
+        attribute("latitude", double: location.latitude)
+        attribute("longitude", double: location.longitude)
+        if let v = location.horizontalAccuracy { attribute("horizontalAccuracy", double: v) }
+        if let v = location.verticalAccuracy { attribute("verticalAccuracy", double: v) }
+        if let v = location.altitude { attribute("altitude", double: v) }
+        if let v = location.speed { attribute("speed", double: v) }
+        if let v = location.course { attribute("course", double: v) }
         if let v = location.timestamp {
-            try attribute("timestamp", integer: v)
-            try dateAttribute(v)
+            attribute("timestamp", integer: v)
+            dateAttribute(v)
         }
-        try writeUnknownKeys(location.unknownKeys)
-        try writerEnd()
+        if escaped { attribute("escaped", constant: "true") }
+        if location.unknownKeys.isEmpty { markup.append("/>") } else { finishLeaf("location", unknownKeys: location.unknownKeys) }
+    }
+
+    /// `name`, `type` and `untyped`, in that order, before the element's own attributes.
+    @inline(__always)
+    func writeFieldAttributes(_ field: FieldAttributes, _ escaped: Bool) {
+        if let name = field.name { attribute("name", name, escaped) }
+        if let type = field.type { attribute("type", type, escaped) }
+        if field.untyped { attribute("untyped", constant: "true") }
     }
 
     // MARK: Fields
 
-    /// Whether `value` is written natively for `type` (else it is written as `<json>`).
-    static func isNative(_ value: FieldValue, kind: FieldType.Kind) -> Bool {
-        switch (value, kind) {
-        case (.string, .string), (.int64, .int64), (.double, .double), (.timestamp, .timestamp),
-             (.bytes, .bytes), (.bytes, .encryptedBytes), (.reference, .reference), (.asset, .asset),
-             (.location, .location): true
-        default: false
+    /// The element a field's value is written as, and whether the element's standard tag, a
+    /// `type` attribute or `untyped` gives the field's tag. Values the typed elements cannot
+    /// carry exactly are written as `<json>` with the value's JSON encoding.
+    /// For a typed list, `items` is the element of its items.
+    static func form(of value: FieldValue, type: FieldType?)
+        -> (kind: XMLValueKind, items: XMLValueKind?, type: String?, untyped: Bool) {
+        if case .json(.null) = value { return (.null, nil, type?.rawValue, false) }
+        guard let type else {
+            if let kind = XMLValueKind(natural: value) { return (kind, nil, nil, true) }
+            if case .list(let items) = value, items.allSatisfy({ XMLValueKind(natural: $0) != nil }) {
+                return (.list, nil, nil, true)
+            }
+            return (.json, nil, nil, false)
         }
+        if type.kind == .unknown {
+            if type.isList, case .json(.array(let items)) = value, items.isEmpty { return (.list, nil, type.rawValue, false) }
+            return (.json, nil, type.rawValue, false)
+        }
+        let element = XMLValueKind(scalar: type.kind)!
+        if type.isList {
+            if case .list(let items) = value, items.allSatisfy({ element.holds($0) || XMLValueKind.null.holds($0) }) {
+                return (.list, element, type.rawValue, false)
+            }
+            return (.json, nil, type.rawValue, false)
+        }
+        guard element.holds(value) else { return (.json, nil, type.rawValue, false) }
+        return (element, nil, type == element.standardType ? nil : type.rawValue, false)
     }
 
-    /// `<field name type>VALUE<unknown…/>*</field>`.
+    /// A field: the short form `<kind name="…">` or, when the field dictionary has unknown
+    /// members, the long form `<field name="…"><kind>…</kind><unknown …/></field>`.
     func writeField(_ name: String, _ field: RecordField) throws {
-        let value = field.value
-        let type = field.type
-        enum Form { case null, json, empty, scalar, list }
-        let form: Form
-        if case .json(.null) = value {
-            form = .null
-        } else if let type, type.kind != .unknown {
-            if type.isList {
-                if case .list(let items) = value, items.allSatisfy({ item in
-                    if case .json(.null) = item { return true }
-                    return Self.isNative(item, kind: type.kind)
-                }) { form = .list } else { form = .json }
+        let (kind, items, type, untyped) = Self.form(of: field.value, type: field.type)
+        if field.unknownKeys.isEmpty {
+            try writeValue(field.value, as: kind, items: items, FieldAttributes(name: name, type: type, untyped: untyped))
+            return
+        }
+        let escaped = XMLTextEscaping.needsEscape(name)
+        try startElement("field")
+        try elementAttribute("name", name, escaped)
+        if escaped { try elementAttribute("escaped", constant: "true") }
+        try writeValue(field.value, as: kind, items: items, FieldAttributes(name: nil, type: type, untyped: untyped))
+        writeUnknownKeys(field.unknownKeys)
+        try endElement()
+    }
+
+    /// A value element of `kind`, with the field attributes when it is a field; a list's items are
+    /// `items` elements (or `<null/>`), or, in an untyped list, each item's own element.
+    func writeValue(_ value: FieldValue, as kind: XMLValueKind, items itemKind: XMLValueKind? = nil,
+                    _ field: FieldAttributes) throws {
+        switch (kind, value) {
+        case (.string, .string(let s)), (.bytes, .bytes(let s)), (.encryptedBytes, .bytes(let s)):
+            let escaped = XMLTextEscaping.needsEscape(s) || field.needsEscape
+            open(kind.elementName)
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            if s.isEmpty {
+                markup.append("/>")
             } else {
-                form = Self.isNative(value, kind: type.kind) ? .scalar : .json
+                markup.append(UInt8(ascii: ">"))
+                text(s, escaped)
+                close(kind.elementName)
             }
-        } else if let type, type.isList, case .json(.array(let a)) = value, a.isEmpty {
-            form = .empty // UNKNOWN_LIST []
-        } else {
-            form = .json
-        }
-        var escaped = XMLTextEscaping.needsEscape(name) || (type.map { XMLTextEscaping.needsEscape($0.rawValue) } ?? false)
-        if form == .scalar, !escaped {
-            switch value {
-            case .string(let s), .bytes(let s): escaped = XMLTextEscaping.needsEscape(s)
-            default: break
+        case (.int64, .int64(let v)):
+            let escaped = field.needsEscape
+            open("int64")
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append(UInt8(ascii: ">"))
+            markup.appendInteger(v)
+            close("int64")
+        case (.timestamp, .timestamp(let v)):
+            let escaped = field.needsEscape
+            open("timestamp")
+            writeFieldAttributes(field, escaped)
+            dateAttribute(v)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append(UInt8(ascii: ">"))
+            markup.appendInteger(v)
+            close("timestamp")
+        case (.double, .double(let d)):
+            let escaped = field.needsEscape
+            open("double")
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append(UInt8(ascii: ">"))
+            Self.appendDouble(d, to: &markup)
+            close("double")
+        case (.reference, .reference(let r)):
+            write(r, element: "reference", field)
+        case (.asset, .asset(let a)):
+            write(a, field)
+        case (.location, .location(let l)):
+            write(l, field)
+        case (.null, _):
+            let escaped = field.needsEscape
+            open("null")
+            writeFieldAttributes(field, escaped)
+            if escaped { attribute("escaped", constant: "true") }
+            markup.append("/>")
+        case (.list, _):
+            // A container: libxml2 writes the element, Ferry its items.
+            let escaped = field.needsEscape
+            try startElement("list")
+            if let name = field.name { try elementAttribute("name", name, escaped) }
+            if let type = field.type { try elementAttribute("type", type, escaped) }
+            if field.untyped { try elementAttribute("untyped", constant: "true") }
+            if escaped { try elementAttribute("escaped", constant: "true") }
+            if case .list(let items) = value { // else UNKNOWN_LIST `[]`
+                for item in items {
+                    let kind = itemKind.flatMap { $0.holds(item) ? $0 : nil } ?? XMLValueKind(natural: item)!
+                    try writeValue(item, as: kind, FieldAttributes())
+                }
             }
+            try endElement()
+        default:
+            encodeJSON(value)
+            writeJSONText(element: "json", key: nil, field)
         }
-        try writerStart("field")
-        try attribute("name", name, escaped)
-        if let type { try attribute("type", type.rawValue, escaped) }
-        if form == .scalar, case .timestamp(let t) = value { try dateAttribute(t) }
-        if escaped { try writerEscapedFlag() }
-        switch form {
-        case .null: try writeNull()
-        case .json: try writeJSON(valueJSON(value), element: "json")
-        case .empty: break
-        case .scalar: try writeScalar(value, escaped: escaped)
-        case .list:
-            if case .list(let items) = value {
-                for item in items { try writeItem(item) }
-            }
-        }
-        try writeUnknownKeys(field.unknownKeys)
-        try writerEnd()
-    }
-
-    private func writeNull() throws {
-        try writerStart("null")
-        try writerEnd()
-    }
-
-    /// The value in its JSON encoding, for `<json>`.
-    private func valueJSON(_ value: FieldValue) -> JSONValue {
-        if case .json(let j) = value { return j }
-        var out = JSONOutput(capacity: 256)
-        RecordJSON.encode(value, into: &out)
-        return (try? RecordJSON.parseValue(out.bytes)) ?? .null
-    }
-
-    /// The content of a field or item holding a native value.
-    private func writeScalar(_ value: FieldValue, escaped: Bool) throws {
-        switch value {
-        case .string(let s), .bytes(let s): try text(s, escaped)
-        case .int64(let v), .timestamp(let v): try text(integer: v)
-        case .double(let d): try text(Self.text(of: d), false)
-        case .reference(let r): try write(r, element: "reference")
-        case .asset(let a): try write(a)
-        case .location(let l): try write(l)
-        case .list, .json: break
-        }
-    }
-
-    /// `<item>VALUE</item>` (with `date` for timestamps, `escaped` when needed, `<null/>` for null).
-    private func writeItem(_ item: FieldValue) throws {
-        var escaped = false
-        switch item {
-        case .string(let s), .bytes(let s): escaped = XMLTextEscaping.needsEscape(s)
-        default: break
-        }
-        try writerStart("item")
-        if case .timestamp(let t) = item { try dateAttribute(t) }
-        if escaped { try writerEscapedFlag() }
-        if case .json(.null) = item { try writeNull() } else { try writeScalar(item, escaped: escaped) }
-        try writerEnd()
     }
 }

@@ -4,6 +4,13 @@ import FerryRecords
 /// Writes records as Ferry's XML (see `Docs/XMLFormat.md`), streaming, with libxml2's
 /// `xmlTextWriter` into a ``ByteSink``.
 ///
+/// `xmlTextWriter` writes the document's structure — the XML declaration, `<records>`, each
+/// `<record>` with its attributes, `<fields>`, `<list>` and `<field>` — and closes every element it
+/// opened. The leaf elements inside (values, zones, stamps, references, unknown members) are
+/// serialized by Ferry, escaped exactly as `xmlTextWriter` would plus Ferry's `\uXXXX` escape, and
+/// handed over with `xmlTextWriterWriteRawLen` in one piece per run: one call instead of some
+/// twenty per element, which is where most of the time went.
+///
 /// Memory stays flat: each record is written as it comes and libxml2 hands its output buffer to the
 /// sink every few kilobytes. ``finish()`` closes the document and commits the sink (for files, the
 /// atomic rename), so a failed run never leaves a partial file under the final name.
@@ -13,16 +20,20 @@ import FerryRecords
 /// for record in records { try writer.write(record) }
 /// try writer.finish()
 /// ```
-public final class XMLRecordWriter {
+public final class XMLRecordWriter: RecordWriter {
     private let writer: LibXMLTextWriter
     private let sink: ByteSink
-    /// Escaped values are built here before they are handed to libxml2.
+    /// Serialized leaf elements not yet handed to libxml2.
+    var markup = JSONOutput(capacity: 1 << 16)
+    /// Escaped attribute values of the elements libxml2 writes.
     private var scratch = JSONOutput(capacity: 1 << 12)
-    /// JSON text of unknown keys and untyped values.
-    private var json = JSONOutput(capacity: 1 << 12)
+    /// JSON text of unknown keys and values kept as JSON.
+    var json = JSONOutput(capacity: 1 << 12)
     private var isFinished = false
     /// Records written.
     public private(set) var recordCount = 0
+    /// Bytes handed to the sink so far (libxml2 buffers a few kilobytes until ``finish()``).
+    public var bytesWritten: Int { writer.bytesWritten }
 
     /// Starts a document on `sink`: the XML declaration and the `<records>` root element.
     ///
@@ -43,54 +54,63 @@ public final class XMLRecordWriter {
         if let v = record.recordType, !escaped { escaped = XMLTextEscaping.needsEscape(v) }
         if let v = record.recordChangeTag, !escaped { escaped = XMLTextEscaping.needsEscape(v) }
         if let v = record.shortGUID, !escaped { escaped = XMLTextEscaping.needsEscape(v) }
-        try writer.raw("\n  ")
-        try writer.startElement("record")
-        try attribute("recordName", record.recordName, escaped)
-        if let v = record.recordType { try attribute("recordType", v, escaped) }
-        if let v = record.recordChangeTag { try attribute("recordChangeTag", v, escaped) }
-        if let v = record.deleted { try attribute("deleted", v ? "true" : "false", false) }
-        if let v = record.shortGUID { try attribute("shortGUID", v, escaped) }
-        if escaped { try writer.attribute("escaped", constant: "1") }
+        markup.append("\n  ")
+        try startElement("record")
+        try elementAttribute("recordName", record.recordName, escaped)
+        if let v = record.recordType { try elementAttribute("recordType", v, escaped) }
+        if let v = record.recordChangeTag { try elementAttribute("recordChangeTag", v, escaped) }
+        if let v = record.deleted { try writer.attribute("deleted", constant: v ? "true" : "false") }
+        if let v = record.shortGUID { try elementAttribute("shortGUID", v, escaped) }
+        if escaped { try writer.attribute("escaped", constant: "true") }
+        var hasChildren = false
         if let zone = record.zoneID {
-            try writer.raw("\n    ")
-            try write(zone)
+            markup.append("\n    ")
+            write(zone)
+            hasChildren = true
         }
         if let stamp = record.created {
-            try writer.raw("\n    ")
-            try write(stamp, element: "created")
+            markup.append("\n    ")
+            write(stamp, element: "created")
+            hasChildren = true
         }
         if let stamp = record.modified {
-            try writer.raw("\n    ")
-            try write(stamp, element: "modified")
+            markup.append("\n    ")
+            write(stamp, element: "modified")
+            hasChildren = true
         }
         if let parent = record.parent {
-            try writer.raw("\n    ")
-            try write(parent, element: "parent")
+            markup.append("\n    ")
+            write(parent, element: "parent", FieldAttributes())
+            hasChildren = true
         }
         if let share = record.share {
-            try writer.raw("\n    ")
-            try write(share, element: "share")
+            markup.append("\n    ")
+            write(share, element: "share", FieldAttributes())
+            hasChildren = true
         }
         if let fields = record.fields {
-            try writer.raw("\n    ")
-            try writer.startElement("fields")
+            markup.append("\n    ")
+            try startElement("fields")
             for entry in fields.entries {
-                try writer.raw("\n      ")
+                markup.append("\n      ")
                 try writeField(entry.name, entry.field)
             }
-            if !fields.entries.isEmpty { try writer.raw("\n    ") }
-            try writer.endElement()
+            if !fields.entries.isEmpty { markup.append("\n    ") }
+            try endElement()
+            hasChildren = true
         }
         if let plugin = record.pluginFields {
-            try writer.raw("\n    ")
-            try writeJSON(plugin, element: "pluginFields")
+            markup.append("\n    ")
+            writeJSON(plugin, element: "pluginFields")
+            hasChildren = true
         }
         for member in record.unknownKeys.members {
-            try writer.raw("\n    ")
-            try writeUnknown(member)
+            markup.append("\n    ")
+            writeUnknown(member)
+            hasChildren = true
         }
-        try writer.raw("\n  ")
-        try writer.endElement()
+        if hasChildren { markup.append("\n  ") }
+        try endElement()
         recordCount += 1
     }
 
@@ -98,116 +118,195 @@ public final class XMLRecordWriter {
     public func finish() throws {
         guard !isFinished else { return }
         isFinished = true
-        if recordCount > 0 { try writer.raw("\n") }
-        try writer.endElement()
-        try writer.raw("\n")
-        try writer.endDocument()
+        if recordCount > 0 { markup.append("\n") }
+        try endElement()
+        try writer.endDocument() // ends the last line
         try sink.commit()
     }
 
-    // MARK: Values
+    // MARK: Elements written by xmlTextWriter
 
-    /// Writes an attribute, escaping the value as needed.
+    /// Hands the serialized leaf elements to libxml2 (`xmlTextWriterWriteRawLen`).
     @inline(__always)
-    func attribute(_ name: StaticString, _ value: String, _ escaped: Bool) throws {
-        var value = value
-        try value.withUTF8 { bytes in try attribute(name, utf8: bytes, escaped) }
+    func flushMarkup() throws {
+        guard markup.count > 0 else { return }
+        try writer.raw(markup.bytes.assumingMemoryBound(to: UInt8.self))
+        markup.removeAll()
     }
 
+    /// `xmlTextWriterStartElement`, after the pending markup.
     @inline(__always)
-    func attribute(_ name: StaticString, utf8 bytes: UnsafeBufferPointer<UInt8>, _ escaped: Bool) throws {
-        if XMLContentEscaper.isPlain(bytes, attribute: true, escaped: escaped) {
-            try writer.attribute(name, escapedValue: bytes)
-        } else {
-            scratch.removeAll()
-            XMLContentEscaper.append(bytes, attribute: true, escaped: escaped, to: &scratch)
-            try writer.attribute(name, escapedValue: scratch.bytes.assumingMemoryBound(to: UInt8.self))
-        }
+    func startElement(_ name: StaticString) throws {
+        try flushMarkup()
+        try writer.startElement(name)
     }
 
-    /// Writes an integer attribute.
+    /// `xmlTextWriterEndElement`, after the pending markup.
     @inline(__always)
-    func attribute(_ name: StaticString, integer: Int64) throws {
-        scratch.removeAll()
-        scratch.appendInteger(integer)
-        try writer.attribute(name, escapedValue: scratch.bytes.assumingMemoryBound(to: UInt8.self))
-    }
-
-    /// Writes a double attribute (shortest round-trip text; `INF`, `-INF`, `NaN` as in XSD).
-    @inline(__always)
-    func attribute(_ name: StaticString, double: Double) throws {
-        try attribute(name, Self.text(of: double), false)
-    }
-
-    /// Writes the ISO-8601 `date` attribute for a millisecond timestamp (none outside 0001–9999).
-    @inline(__always)
-    func dateAttribute(_ milliseconds: Int64) throws {
-        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            let n = ISO8601.format(milliseconds: milliseconds, into: buffer.baseAddress!)
-            if n > 0 { try writer.attribute("date", escapedValue: UnsafeBufferPointer(start: buffer.baseAddress!, count: n)) }
-        }
-    }
-
-    /// Writes element text, escaping it as needed.
-    @inline(__always)
-    func text(_ value: String, _ escaped: Bool) throws {
-        var value = value
-        try value.withUTF8 { bytes in try text(utf8: bytes, escaped) }
-    }
-
-    @inline(__always)
-    func text(utf8 bytes: UnsafeBufferPointer<UInt8>, _ escaped: Bool) throws {
-        if XMLContentEscaper.isPlain(bytes, attribute: false, escaped: escaped) {
-            try writer.raw(bytes)
-        } else {
-            scratch.removeAll()
-            XMLContentEscaper.append(bytes, attribute: false, escaped: escaped, to: &scratch)
-            try writer.raw(scratch.bytes.assumingMemoryBound(to: UInt8.self))
-        }
-    }
-
-    /// Writes an integer as element text.
-    @inline(__always)
-    func text(integer: Int64) throws {
-        scratch.removeAll()
-        scratch.appendInteger(integer)
-        try writer.raw(scratch.bytes.assumingMemoryBound(to: UInt8.self))
-    }
-
-    static func text(of double: Double) -> String {
-        if double.isFinite { return double.description }
-        if double.isNaN { return "NaN" }
-        return double < 0 ? "-INF" : "INF"
-    }
-
-    /// `<element>JSON</element>`, with `escaped="1"` when the JSON text holds U+FFFE/U+FFFF.
-    func writeJSON(_ value: JSONValue, element: StaticString, key: String? = nil) throws {
-        json.removeAll()
-        json.appendValue(value)
-        let bytes = json.bytes.assumingMemoryBound(to: UInt8.self)
-        let escaped = XMLTextEscaping.needsEscape(bytes) || (key.map(XMLTextEscaping.needsEscape) ?? false)
-        try writer.startElement(element)
-        if let key { try attribute("key", key, escaped) }
-        if escaped { try writer.attribute("escaped", constant: "1") }
-        try text(utf8: bytes, escaped)
+    func endElement() throws {
+        try flushMarkup()
         try writer.endElement()
     }
 
-    /// `<unknown key="…">JSON</unknown>`: a member Ferry does not model, kept as JSON text.
-    func writeUnknown(_ member: JSONObject.Member) throws {
-        try writeJSON(member.value, element: "unknown", key: member.key)
+    /// An attribute of the element libxml2 has open, escaped as needed.
+    func elementAttribute(_ name: StaticString, _ value: String, _ escaped: Bool) throws {
+        var value = value
+        try value.withUTF8 { bytes in
+            if XMLContentEscaper.isPlain(bytes, attribute: true, escaped: escaped) {
+                try writer.attribute(name, escapedValue: bytes)
+            } else {
+                scratch.removeAll()
+                XMLContentEscaper.append(bytes, attribute: true, escaped: escaped, to: &scratch)
+                try writer.attribute(name, escapedValue: scratch.bytes.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+    }
+
+    /// An attribute of the element libxml2 has open, with a constant value.
+    func elementAttribute(_ name: StaticString, constant: StaticString) throws {
+        try writer.attribute(name, constant: constant)
+    }
+
+    // MARK: Leaf markup
+
+    /// ` name="value"`, escaped as needed.
+    @inline(__always)
+    func attribute(_ name: StaticString, _ value: String, _ escaped: Bool) {
+        markup.append(UInt8(ascii: " "))
+        markup.append(name)
+        markup.append("=\"")
+        var value = value
+        value.withUTF8 { bytes in
+            if XMLContentEscaper.isPlain(bytes, attribute: true, escaped: escaped) {
+                markup.append(UnsafeRawBufferPointer(bytes))
+            } else {
+                XMLContentEscaper.append(bytes, attribute: true, escaped: escaped, to: &markup)
+            }
+        }
+        markup.append(UInt8(ascii: "\""))
+    }
+
+    /// ` name="123"`.
+    @inline(__always)
+    func attribute(_ name: StaticString, integer: Int64) {
+        markup.append(UInt8(ascii: " "))
+        markup.append(name)
+        markup.append("=\"")
+        markup.appendInteger(integer)
+        markup.append(UInt8(ascii: "\""))
+    }
+
+    /// ` name="1.5"`: the shortest round-trip text; `INF`, `-INF`, `NaN` as XML Schema spells them.
+    @inline(__always)
+    func attribute(_ name: StaticString, double: Double) {
+        markup.append(UInt8(ascii: " "))
+        markup.append(name)
+        markup.append("=\"")
+        Self.appendDouble(double, to: &markup)
+        markup.append(UInt8(ascii: "\""))
+    }
+
+    /// ` name="true"`.
+    @inline(__always)
+    func attribute(_ name: StaticString, constant: StaticString) {
+        markup.append(UInt8(ascii: " "))
+        markup.append(name)
+        markup.append("=\"")
+        markup.append(constant)
+        markup.append(UInt8(ascii: "\""))
+    }
+
+    /// The ISO-8601 ` date="…"` for a millisecond timestamp (none outside 0001–9999).
+    @inline(__always)
+    func dateAttribute(_ milliseconds: Int64) {
+        var text = ISO8601.Text(0, 0, 0)
+        let n = ISO8601.format(milliseconds: milliseconds, into: &text)
+        guard n > 0 else { return }
+        markup.append(" date=\"")
+        withUnsafeBytes(of: &text) { markup.append(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+        markup.append(UInt8(ascii: "\""))
+    }
+
+    /// Element text, escaped as needed.
+    @inline(__always)
+    func text(_ value: String, _ escaped: Bool) {
+        var value = value
+        value.withUTF8 { bytes in text(utf8: bytes, escaped) }
     }
 
     @inline(__always)
-    func writerStart(_ element: StaticString) throws { try writer.startElement(element) }
+    func text(utf8 bytes: UnsafeBufferPointer<UInt8>, _ escaped: Bool) {
+        if XMLContentEscaper.isPlain(bytes, attribute: false, escaped: escaped) {
+            markup.append(UnsafeRawBufferPointer(bytes))
+        } else {
+            XMLContentEscaper.append(bytes, attribute: false, escaped: escaped, to: &markup)
+        }
+    }
 
+    /// `<name`.
     @inline(__always)
-    func writerEscapedFlag() throws { try writer.attribute("escaped", constant: "1") }
+    func open(_ name: StaticString) {
+        markup.append(UInt8(ascii: "<"))
+        markup.append(name)
+    }
 
+    /// `</name>`.
     @inline(__always)
-    func writerEnd() throws { try writer.endElement() }
+    func close(_ name: StaticString) {
+        markup.append("</")
+        markup.append(name)
+        markup.append(UInt8(ascii: ">"))
+    }
 
-    func writeUnknownKeys(_ object: JSONObject) throws {
-        for member in object.members { try writeUnknown(member) }
+    /// The shortest text that reads back as exactly `value` (Swift's `description`: `-0.0`,
+    /// `5e-324`, `0.30000000000000004`), or `INF`, `-INF`, `NaN` as XML Schema spells them.
+    static func appendDouble(_ value: Double, to out: inout JSONOutput) {
+        if value.isFinite {
+            out.appendDouble(value)
+        } else if value.isNaN {
+            out.append("NaN")
+        } else {
+            out.append(value < 0 ? "-INF" : "INF")
+        }
+    }
+
+    /// `<element>JSON</element>` (JSON text of `value`), with `escaped="true"` when needed.
+    func writeJSON(_ value: JSONValue, element: StaticString, key: String? = nil) {
+        json.removeAll()
+        json.appendValue(value)
+        writeJSONText(element: element, key: key, FieldAttributes())
+    }
+
+    /// Writes the JSON text already in `json` as the content of `element`.
+    func writeJSONText(element: StaticString, key: String?, _ field: FieldAttributes) {
+        let bytes = json.bytes.assumingMemoryBound(to: UInt8.self)
+        let escaped = XMLTextEscaping.needsEscape(bytes) || (key.map(XMLTextEscaping.needsEscape) ?? false)
+            || field.needsEscape
+        open(element)
+        writeFieldAttributes(field, escaped)
+        if let key { attribute("key", key, escaped) }
+        if escaped { attribute("escaped", constant: "true") }
+        if bytes.isEmpty {
+            markup.append("/>")
+        } else {
+            markup.append(UInt8(ascii: ">"))
+            text(utf8: bytes, escaped)
+            close(element)
+        }
+    }
+
+    /// Encodes a field value as its JSON into `json` (for `<json>`).
+    func encodeJSON(_ value: FieldValue) {
+        json.removeAll()
+        RecordJSON.encode(value, into: &json)
+    }
+
+    /// `<unknown key="…">JSON</unknown>`: a member Ferry does not model, kept as JSON text.
+    func writeUnknown(_ member: JSONObject.Member) {
+        writeJSON(member.value, element: "unknown", key: member.key)
+    }
+
+    func writeUnknownKeys(_ object: JSONObject) {
+        for member in object.members { writeUnknown(member) }
     }
 }

@@ -38,11 +38,11 @@ struct ConversionResult: Equatable {
 
 /// The sequential reference: `NDJSONReader` into `NDJSONWriter`, with the same transform.
 func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefilter: NDJSONPrefilter? = nil,
-                         transform: NDJSONParallelConverter.Transform? = nil) -> ConversionResult {
+                         transform: NDJSONParallelConverter.Transform? = nil, maximumLineBytes: Int = 4000) -> ConversionResult {
     let output = MemorySink(), rejects = MemorySink()
     var reports: [String] = []
     let reader = NDJSONReader(source: MemorySource(input, name: "input", chunkSize: 777),
-                              policy: skip ? .skip(rejects: rejects) : .fail, configuration: .init(maximumLineBytes: 4000))
+                              policy: skip ? .skip(rejects: rejects) : .fail, configuration: .init(maximumLineBytes: maximumLineBytes))
     reader.prefilter = prefilter
     reader.onReject = { reports.append("reject \($0)") }
     let writer = NDJSONWriter(sink: output)
@@ -71,13 +71,14 @@ func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefil
 
 /// The parallel converter on the same input.
 func convertInParallel(_ input: [UInt8], skip: Bool, threads: Int, chunkSize: Int, limit: Int? = nil,
-                       prefilter: NDJSONPrefilter? = nil, transform: NDJSONParallelConverter.Transform? = nil) -> ConversionResult {
+                       prefilter: NDJSONPrefilter? = nil, transform: NDJSONParallelConverter.Transform? = nil,
+                       maximumLineBytes: Int = 4000) -> ConversionResult {
     let output = MemorySink(), rejects = MemorySink()
     var reports: [String] = []
     let converter = NDJSONParallelConverter(
         source: MemorySource(input, name: "input", chunkSize: 1000), sink: output, policy: skip ? .skip(rejects: rejects) : .fail,
         prefilter: prefilter, transform: transform,
-        configuration: .init(threads: threads, chunkSize: chunkSize, maximumLineBytes: 4000))
+        configuration: .init(threads: threads, chunkSize: chunkSize, maximumLineBytes: maximumLineBytes))
     converter.limit = limit
     converter.onReject = { reports.append("reject \($0)") }
     converter.onTransformFailure = { reports.append("transform \($0)") }
@@ -152,6 +153,29 @@ struct ParallelConverterTests {
                 let result = convertInParallel(input, skip: true, threads: threads, chunkSize: chunk)
                 let difference = result.difference(from: expected)
                 #expect(difference == nil, "threads \(threads), chunk \(chunk): \(difference ?? "")")
+            }
+        }
+    }
+
+    @Test("Lines several chunks long, legal or over the limit, are cut where the sequential reader cuts them")
+    func linesLongerThanAChunk() throws {
+        var lines = LineCorpus.lines(seed: 21, count: 60)
+        for (index, length) in [(3, 9000), (10, 20_000), (11, 4097), (30, 50_000), (31, 13_000)] {
+            let name = String(repeating: "n", count: length)
+            lines.insert(Array("{\"recordName\":\"\(name)\",\"recordType\":\"Long\"}".utf8), at: index)
+        }
+        for finalNewline in [true, false] {
+            let input = LineCorpus.join(lines, finalNewline: finalNewline)
+            let expected = convertSequentially(input, skip: true, maximumLineBytes: 30_000)
+            #expect(expected.failure == nil)
+            #expect(expected.reports.contains { $0.contains("at most 30000 bytes") })
+            for threads in [1, 2] {
+                for chunk in [4096, 8192] {
+                    let result = convertInParallel(input, skip: true, threads: threads, chunkSize: chunk,
+                                                   maximumLineBytes: 30_000)
+                    let difference = result.difference(from: expected)
+                    #expect(difference == nil, "threads \(threads), chunk \(chunk): \(difference ?? "")")
+                }
             }
         }
     }

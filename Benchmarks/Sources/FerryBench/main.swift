@@ -21,6 +21,7 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("evaluations", evaluationsTask),
     ("compress", compressTask),
     ("decompress", decompressTask),
+    ("xml", xmlTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

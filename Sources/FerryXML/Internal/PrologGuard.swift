@@ -16,6 +16,11 @@ struct PrologGuard {
     private var declaration: [UInt8] = []
     private var isFirstInstruction = true
     private var offset = 0
+    /// Position of the next byte, and of the `<` that began the current construct.
+    private var line = 1
+    private var column = 1
+    private var constructLine = 1
+    private var constructColumn = 1
 
     /// Whether the root element has started (no more checks).
     var isDone: Bool { if case .done = state { true } else { false } }
@@ -24,14 +29,23 @@ struct PrologGuard {
     mutating func inspect(_ bytes: UnsafeRawBufferPointer) -> XMLFormatError? {
         if case .done = state { return nil }
         for b in bytes {
-            defer { offset += 1 }
+            defer {
+                offset += 1
+                if b == 0x0A {
+                    line += 1
+                    column = 1
+                } else if b & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
             switch state {
             case .start:
                 if b == 0xFE || b == 0xFF || b == 0x00 {
-                    return XMLFormatError(.invalidUTF8, "expected a UTF-8 document, found a UTF-16 or UTF-32 byte order mark or NUL bytes")
+                    return XMLFormatError(.invalidUTF8, "expected a UTF-8 document, found a UTF-16 or UTF-32 byte order mark or NUL bytes",
+                                          line: 1, column: 1)
                 }
                 state = .prolog
-                if b == 0xEF { continue } // UTF-8 byte order mark (EF BB BF)
+                if b == 0xEF { column = 0; continue } // UTF-8 byte order mark (EF BB BF)
                 if let error = prolog(b) { return error }
             case .prolog:
                 if offset < 3 && (b == 0xBB || b == 0xBF) { continue }
@@ -57,7 +71,8 @@ struct PrologGuard {
                     state = .comment
                 } else if bang.count == 7 {
                     if bang == Array("DOCTYPE".utf8) {
-                        return XMLFormatError(.forbiddenDTD, "expected no DOCTYPE (Ferry's XML needs no DTD, and DTDs declare the entities behind XXE and billion-laughs attacks), found <!DOCTYPE")
+                        return XMLFormatError(.forbiddenDTD, "expected no DOCTYPE (Ferry's XML needs no DTD, and DTDs declare the entities behind XXE and billion-laughs attacks), found <!DOCTYPE",
+                                              line: constructLine, column: constructColumn)
                     }
                     state = .done
                     return nil
@@ -81,7 +96,10 @@ struct PrologGuard {
     private mutating func prolog(_ b: UInt8) -> XMLFormatError? {
         switch b {
         case 0x20, 0x09, 0x0A, 0x0D: break
-        case UInt8(ascii: "<"): state = .lessThan
+        case UInt8(ascii: "<"):
+            state = .lessThan
+            constructLine = line
+            constructColumn = column
         default: state = .done // not XML; libxml2 reports it
         }
         if b != UInt8(ascii: "<") && b != 0x20 && b != 0x09 && b != 0x0A && b != 0x0D { isFirstInstruction = false }
@@ -104,6 +122,7 @@ struct PrologGuard {
         let name = String(decoding: rest.prefix { $0 != quote }, as: UTF8.self)
         let lower = name.lowercased()
         if lower == "utf-8" || lower == "utf8" { return nil }
-        return XMLFormatError(.invalidUTF8, "expected a UTF-8 document, found encoding=\"\(name)\" in the XML declaration")
+        return XMLFormatError(.invalidUTF8, "expected a UTF-8 document, found encoding=\"\(name)\" in the XML declaration",
+                              line: constructLine, column: constructColumn)
     }
 }

@@ -6,39 +6,30 @@ import Musl
 import Darwin
 #endif
 
-/// Every element and attribute name of Ferry's format.
-enum XMLName: Int, CaseIterable {
-    // Elements
-    case records, record, zoneID, created, modified, parent, share, fields, field, pluginFields, unknown
-    case reference, asset, location, item, null, json
-    // Attributes
-    case version, recordName, recordType, recordChangeTag, deleted, shortGUID, escaped
-    case zoneName, ownerRecordName, zoneType, timestamp, date, userRecordName, deviceID, action
-    case name, type, key, fileChecksum, size, referenceChecksum, wrappingKey, receipt, downloadURL
-    case latitude, longitude, horizontalAccuracy, verticalAccuracy, altitude, speed, course
-
-    /// The name as written.
-    var text: String { "\(self)" }
-}
-
 /// Maps names as libxml2 hands them out (pointers into the reader's dictionary) to ``XMLName``
 /// with one or two probes of a small hash table; names that are not interned fall back to a
 /// string comparison.
 struct XMLNameTable {
-    private var slots: [(UnsafePointer<UInt8>?, Int8)]
+    private var keys: [UnsafePointer<UInt8>?]
+    private var values: [XMLName]
     private static let mask = 255
     private let strings: [[UInt8]]
+    /// The interned `escaped`, checked on every element.
+    let escaped: UnsafePointer<UInt8>?
 
     /// Builds the table from the reader's interned copies of every name.
     init(intern: (String) -> UnsafePointer<UInt8>?) {
-        slots = Array(repeating: (nil, -1), count: Self.mask + 1)
+        keys = Array(repeating: nil, count: Self.mask + 1)
+        values = Array(repeating: .records, count: Self.mask + 1)
         strings = XMLName.allCases.map { Array($0.text.utf8) }
         for name in XMLName.allCases {
             guard let pointer = intern(name.text) else { continue }
             var i = Self.slot(pointer)
-            while slots[i].0 != nil { i = (i + 1) & Self.mask }
-            slots[i] = (pointer, Int8(name.rawValue))
+            while keys[i] != nil { i = (i + 1) & Self.mask }
+            keys[i] = pointer
+            values[i] = name
         }
+        escaped = intern(XMLName.escaped.text)
     }
 
     @inline(__always)
@@ -52,14 +43,19 @@ struct XMLNameTable {
     func lookup(_ pointer: UnsafePointer<UInt8>?) -> XMLName? {
         guard let pointer else { return nil }
         var i = Self.slot(pointer)
-        while let candidate = slots[i].0 {
-            if candidate == pointer { return XMLName(rawValue: Int(slots[i].1)) }
+        while let candidate = keys[i] {
+            if candidate == pointer { return values[i] }
             i = (i + 1) & Self.mask
         }
+        return slowLookup(pointer)
+    }
+
+    /// Names that are not interned (never the case for names libxml2 parsed) compare as strings.
+    private func slowLookup(_ pointer: UnsafePointer<UInt8>) -> XMLName? {
         let length = strlen(pointer)
         for (index, bytes) in strings.enumerated() where bytes.count == length {
             if bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, pointer, length) == 0 }) {
-                return XMLName(rawValue: index)
+                return XMLName.allCases[index]
             }
         }
         return nil
