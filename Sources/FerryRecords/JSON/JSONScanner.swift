@@ -22,6 +22,8 @@ package struct JSONScanner {
     package let maximumDepth: Int
     /// When set, only these fields (and stamps if asked) are decoded; the rest are skipped.
     package var selection: FieldSelection?
+    /// Set when whitespace between tokens was skipped (the text is not compact); callers clear it.
+    package var sawWhitespace = false
 
     /// Creates a scanner over `buffer`.
     package init(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 512) {
@@ -48,7 +50,12 @@ package struct JSONScanner {
     package mutating func skipWhitespace() {
         while position < end {
             let b = base[position]
-            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { position += 1 } else { return }
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 {
+                position += 1
+                sawWhitespace = true
+            } else {
+                return
+            }
         }
     }
 

@@ -14,7 +14,7 @@ extension JSONScanner {
     // MARK: Typed reads with messages that name the key
 
     @inlinable
-    mutating func readString(for key: StaticString) throws(RecordFormatError) -> String {
+    package mutating func readString(for key: StaticString) throws(RecordFormatError) -> String {
         skipWhitespace()
         guard current == UInt8(ascii: "\"") else {
             throw error(.wrongType, "expected a string for \"\(key)\", found \(describeCurrent())")
@@ -69,7 +69,7 @@ extension JSONScanner {
 
     // MARK: Nested system structures
 
-    mutating func decodeZoneID() throws(RecordFormatError) -> ZoneID {
+    package mutating func decodeZoneID() throws(RecordFormatError) -> ZoneID {
         let start = position
         try beginObject("a zone ID object")
         var zone = ZoneID()
@@ -100,7 +100,7 @@ extension JSONScanner {
         return zone
     }
 
-    mutating func decodeStamp() throws(RecordFormatError) -> RecordStamp {
+    package mutating func decodeStamp() throws(RecordFormatError) -> RecordStamp {
         try beginObject("a created/modified object")
         var stamp = RecordStamp()
         var seen: UInt8 = 0
@@ -124,7 +124,7 @@ extension JSONScanner {
         return stamp
     }
 
-    mutating func decodeReference() throws(RecordFormatError) -> Reference {
+    package mutating func decodeReference() throws(RecordFormatError) -> Reference {
         let start = position
         try beginObject("a reference object")
         var name: String?
