@@ -144,8 +144,11 @@ public final class ChangeLogReader {
             return false
         } catch where error.code == .truncated {
             var all = Array(text)
-            all.append(0x0A)
-            all.append(contentsOf: try lines.readRemaining(limit: configuration.maximumDocumentBytes))
+            let rest = try lines.readRemaining(limit: configuration.maximumDocumentBytes)
+            if !rest.isEmpty {
+                all.append(0x0A)
+                all.append(contentsOf: rest)
+            }
             documents = all
             documentOffset = 0
             documentLine = line

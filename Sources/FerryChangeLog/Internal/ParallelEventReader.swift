@@ -195,11 +195,12 @@ final class ParallelEventReader: RawEventSource {
 
     /// Cuts and submits blocks until enough are in flight or the input ends.
     private func fill() throws {
-        while inFlight.count < maximumInFlight && !isEOF {
+        while inFlight.count < maximumInFlight && !(isEOF && carry.isEmpty) {
             guard let job = try cutBlock() else { return }
             inFlight.append(job)
             if job.readError != nil {
                 isEOF = true // nothing after a line that is too long is read
+                carry.removeAll()
                 job.done.signal()
             } else {
                 workers[nextWorker].start(job)
@@ -260,10 +261,13 @@ final class ParallelEventReader: RawEventSource {
             }
         }
         guard count > 0 else { return nil }
-        var cut = lastNewline(from: 0).map { $0 + 1 }
+        var cut = isEOF ? count : lastNewline(from: 0).map { $0 + 1 }
         var scanned = count
         while cut == nil && !isEOF && count <= configuration.maximumLineBytes {
-            guard try read() else { break }
+            guard try read() else {
+                cut = count
+                break
+            }
             cut = lastNewline(from: scanned).map { $0 + 1 }
             scanned = count
         }
