@@ -230,6 +230,12 @@ struct Replay: ParsableCommand {
         let state = replayer.state
         let anomalies = replayer.anomalies
         let eventsPerSecond = seconds > 0 ? Double(replayer.eventCount) / seconds : 0
+        if !quiet && anomalies.total > 0 {
+            let counts = ReplayAnomaly.Kind.allCases.filter { anomalies.count(of: $0) > 0 }
+                .map { "\($0.rawValue) \(anomalies.count(of: $0))" }.joined(separator: ", ")
+            StandardError.write("ferry: \(anomalies.total) anomal\(anomalies.total == 1 ? "y" : "ies"): \(counts)"
+                                + (report == nil ? " (list them with --report FILE)" : "") + "\n")
+        }
         if json {
             var counts = JSONObject()
             for kind in ReplayAnomaly.Kind.allCases where anomalies.count(of: kind) > 0 {
@@ -255,12 +261,6 @@ struct Replay: ParsableCommand {
             return
         }
         guard !quiet else { return }
-        if anomalies.total > 0 {
-            let counts = ReplayAnomaly.Kind.allCases.filter { anomalies.count(of: $0) > 0 }
-                .map { "\($0.rawValue) \(anomalies.count(of: $0))" }.joined(separator: ", ")
-            StandardError.write("ferry: \(anomalies.total) anomal\(anomalies.total == 1 ? "y" : "ies"): \(counts)"
-                                + (report == nil ? " (list them with --report FILE)" : "") + "\n")
-        }
         StandardError.write("ferry: \(replayer.eventCount) events, \(replayer.appliedCount) applied, \(state.recordCount) records in "
                             + "\(state.zoneIDs.count) zones, \(format(seconds, 2)) s, \(format(eventsPerSecond, 0)) events/s\n")
     }
