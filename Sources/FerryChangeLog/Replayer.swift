@@ -104,7 +104,8 @@ public final class Replayer {
     private var batchPositions: [Int] = []
     /// The position in the history of the event being applied (anomalies name it).
     private var currentEvent = 0
-    private var lastZone: (zoneID: ZoneID, index: Int)?
+    /// The zones seen last and their indices (histories touch few zones).
+    private var recentZones: [(zoneID: ZoneID, index: Int)] = []
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -292,17 +293,18 @@ public final class Replayer {
     }
 
     private func zoneIndex(_ zone: ZoneID) -> Int {
-        if let last = lastZone, Self.sameZone(last.zoneID, zone) { return last.index }
+        for (zoneID, index) in recentZones where Self.sameZone(zoneID, zone) { return index }
         let index = storage.index(of: zone)
-        lastZone = (zone, index)
+        if recentZones.count >= 8 { recentZones.removeFirst() }
+        recentZones.append((zone, index))
         return index
     }
 
     private static func sameZone(_ a: ZoneID, _ b: ZoneID) -> Bool {
-        guard a.zoneName.utf8.elementsEqual(b.zoneName.utf8) else { return false }
+        guard ExactName.same(a.zoneName, b.zoneName) else { return false }
         switch (a.ownerRecordName, b.ownerRecordName) {
         case (nil, nil): return true
-        case (let x?, let y?): return x.utf8.elementsEqual(y.utf8)
+        case (let x?, let y?): return ExactName.same(x, y)
         default: return false
         }
     }

@@ -230,7 +230,7 @@ struct ReplayCommandTests {
     }
 
     @Test("A killed replay leaves no file under the output name, and running it again succeeds", arguments: [SIGTERM, SIGKILL])
-    func killed(signal: Int32) throws {
+    func killed(killSignal: Int32) throws {
         let dir = scratchDirectory()
         // A large history: one generated history many times over (replaying it again changes nothing).
         let small = HistoryGenerator.generate(seed: 502, configuration: .init(batches: 120, changesPerBatch: 20, keepsSnapshots: false))
@@ -255,14 +255,14 @@ struct ReplayCommandTests {
         }
         usleep(200_000)
         #expect(process.isRunning, "the replay ended before it could be killed: make the history larger")
-        kill(process.processIdentifier, signal)
+        kill(process.processIdentifier, killSignal)
         process.waitUntilExit()
         try input.fileHandleForWriting.close()
         #expect(process.terminationReason == .uncaughtSignal)
-        #expect(process.terminationStatus == signal)
+        #expect(process.terminationStatus == killSignal)
         #expect(!files(in: dir).contains("state.ndjson"))
         #expect(!files(in: dir).contains("state.ndjson.tokens.json"))
-        if signal == SIGTERM { #expect(files(in: dir) == ["big.ndjson"]) } // the handler removed the temporary file
+        if killSignal == SIGTERM { #expect(files(in: dir) == ["big.ndjson"]) } // the handler removed the temporary file
         #expect(Ferry.execute(["replay", dir + "/big.ndjson", "--out", dir + "/state.ndjson", "--quiet"]) == 0)
         #expect(try stateRecords(dir + "/state.ndjson") == canonicalJSON(small.finalSnapshot))
         #expect(files(in: dir).filter { !$0.hasPrefix(".") } == ["big.ndjson", "state.ndjson", "state.ndjson.tokens.json"])

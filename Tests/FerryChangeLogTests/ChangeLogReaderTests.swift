@@ -148,6 +148,20 @@ struct ChangeLogReaderTests {
         }
     }
 
+    @Test("A failure while blocks are still being cut and decoded ends cleanly, every time")
+    func failureWhileReading() {
+        // The reader goes while its cutting thread may still hold blocks: nothing may trap.
+        var lines = (0..<2000).map { saved("r\($0)") }
+        lines.insert(#"{"event":"recordSaved","record":{"recordName":"#, at: 3)
+        let text = Array(lines.joined(separator: "\n").utf8)
+        for _ in 0..<40 {
+            let error = #expect(throws: ChangeLogError.self) {
+                try replay(text, .init(decodingThreads: 2), chunkSize: 4096)
+            }
+            #expect(error?.line == 4)
+        }
+    }
+
     @Test("A line longer than the limit fails with its line number")
     func longLine() {
         let text = saved("a") + "\n" + saved("b", fields: #"{"pad":{"value":"\#(String(repeating: "y", count: 5000))"}}"#) + "\n" + saved("c")

@@ -18,6 +18,7 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("roundtrip", roundTripTask),
     ("rss", rssTask),
     ("filter", filterTask),
+    ("replay", replayTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

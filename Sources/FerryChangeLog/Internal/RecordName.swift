@@ -30,6 +30,12 @@ struct ExactName: Hashable, Comparable {
         }
     }
 
+    /// Whether two strings have the same UTF-8 bytes.
+    @inline(__always)
+    static func same(_ a: String, _ b: String) -> Bool {
+        ExactName(a) == ExactName(b)
+    }
+
     func hash(into hasher: inout Hasher) {
         withBytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
