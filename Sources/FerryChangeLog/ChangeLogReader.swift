@@ -44,8 +44,12 @@ public final class ChangeLogReader {
 
     private let lines: LineReader
     private let configuration: Configuration
-    var decoder: EventDecoder
+    var decoder: EventDecoder {
+        didSet { decoder.scanner.arena = arena }
+    }
     private let pending = EventBuffer()
+    /// Where the blobs of `pending` are made; reused once they are all taken.
+    private let arena = BlobArena()
     private var sawFirstDocument = false
     /// The whole input, when it is read as multi-line documents.
     private var documents: [UInt8]?
@@ -62,6 +66,7 @@ public final class ChangeLogReader {
         self.configuration = configuration
         lines = LineReader(source: source, chunkSize: configuration.chunkSize, maximumLineBytes: configuration.maximumLineBytes)
         decoder = EventDecoder()
+        decoder.scanner.arena = arena
         decoder.defaultZone = configuration.defaultZone
         decoder.maximumDepth = configuration.maximumDepth
     }
@@ -87,7 +92,6 @@ public final class ChangeLogReader {
             case .checkpoint(let checkpoint): return .checkpoint(checkpoint)
             case .serverError: continue
             case .recordSaved(let blob, _):
-                defer { blob.free() }
                 do {
                     return .recordSaved(try ReplayState.decode(blob.json))
                 } catch {
@@ -107,6 +111,7 @@ public final class ChangeLogReader {
                 return event
             }
             pending.reset()
+            arena.reset()
             if documents != nil {
                 guard try decodeNextDocument() else { return nil }
                 continue

@@ -13,6 +13,8 @@ struct ZoneState {
 
 /// What a ``ReplayState`` holds, shared between copies until one of them changes.
 final class ReplayStorage {
+    /// Where the records' blobs live.
+    let allocator = BlobAllocator()
     var zones: [ZoneState] = []
     var zoneIndex: [ZoneKey: Int] = [:]
     var database: ChangeEvent.Checkpoint?
@@ -22,7 +24,7 @@ final class ReplayStorage {
     func index(of zone: ZoneID) -> Int {
         let key = ZoneKey(zone)
         if let i = zoneIndex[key] { return i }
-        zones.append(ZoneState(zoneID: zone, table: RecordTable()))
+        zones.append(ZoneState(zoneID: zone, table: RecordTable(allocator: allocator)))
         zoneIndex[key] = zones.count - 1
         return zones.count - 1
     }
@@ -31,7 +33,7 @@ final class ReplayStorage {
     func copy() -> ReplayStorage {
         let copy = ReplayStorage()
         copy.zones = zones.map { zone in
-            var copied = ZoneState(zoneID: zone.zoneID, table: zone.table.copy())
+            var copied = ZoneState(zoneID: zone.zoneID, table: zone.table.copy(into: copy.allocator))
             copied.isDeleted = zone.isDeleted
             copied.syncToken = zone.syncToken
             copied.moreComing = zone.moreComing
@@ -101,7 +103,7 @@ public struct ReplayState {
             var name = record.recordName
             name.withUTF8 { bytes in
                 let bytes = UnsafeRawBufferPointer(bytes)
-                table.remove(bytes, hash: RecordBlob.hash(of: bytes))?.free()
+                if let old = table.remove(bytes, hash: RecordBlob.hash(of: bytes)) { table.allocator.release(old) }
             }
             return
         }
@@ -109,13 +111,17 @@ public struct ReplayState {
         RecordJSON.encode(record, into: &out)
         let json = out.array
         var scanner = RecordScanner()
+        let arena = BlobArena()
+        scanner.arena = arena
         let scanned = json.withUnsafeBytes { text in
             Result { () throws(RecordFormatError) -> ScannedRecord in
                 var s = JSONScanner(text)
                 return try scanner.scan(&s, in: text)
             }
         }
-        if case .saved(let blob, _) = try scanned.get() { table.insert(blob)?.free() }
+        if case .saved(let blob, _) = try scanned.get(), let old = table.insert(table.allocator.copy(blob)) {
+            table.allocator.release(old)
+        }
     }
 
     /// Takes the zones' tokens and deletion marks, the database token and the last checkpoint

@@ -99,9 +99,9 @@ public final class Replayer {
     private var seenTokens: Set<ScopedToken> = []
     /// With ``Configuration/cascade``: the live records pointing at each record with DELETE_SELF.
     private var referrers: [RecordKey: Set<RecordKey>] = [:]
-    /// With ``Configuration/ordersBatches``: the saves of the current batch and their positions.
-    private let batch = EventBuffer()
-    private var batchPositions: [Int] = []
+    /// With ``Configuration/ordersBatches``: the saves of the current batch (their blobs copied
+    /// into the state's allocator) and their positions in the history.
+    private var batch: [(blob: RecordBlob, zoneID: ZoneID, position: Int)] = []
     /// The position in the history of the event being applied (anomalies name it).
     private var currentEvent = 0
     /// The zones seen last and their indices (histories touch few zones).
@@ -200,6 +200,8 @@ public final class Replayer {
             RecordJSON.encode(record, into: &out)
             let json = out.array
             var scanner = RecordScanner()
+            let arena = BlobArena()
+            scanner.arena = arena
             let scanned = json.withUnsafeBytes { text in
                 Result { () throws(RecordFormatError) -> ScannedRecord in
                     var s = JSONScanner(text)
@@ -267,8 +269,6 @@ public final class Replayer {
         if eventCount & 0xFFFF == 0, let onProgress { onProgress(self) }
         if phase == .skipping {
             switch event {
-            case .recordSaved(let blob, _):
-                blob.free()
             case .checkpoint(let checkpoint):
                 if checkpoint.syncToken == configuration.until { untilSeenBeforeSince = true }
                 guard checkpoint.syncToken == configuration.since else { return }
@@ -281,9 +281,8 @@ public final class Replayer {
             return
         }
         if configuration.ordersBatches {
-            if case .recordSaved = event {
-                batch.append(event)
-                batchPositions.append(eventCount)
+            if case .recordSaved(let blob, let zoneID) = event {
+                batch.append((storage.allocator.copy(blob), zoneID, eventCount))
                 return
             }
             try flushBatch()
@@ -313,7 +312,7 @@ public final class Replayer {
         appliedCount += 1
         switch event {
         case .recordSaved(let blob, let zoneID):
-            try save(blob, zone: zoneIndex(zoneID))
+            try save(storage.allocator.copy(blob), zone: zoneIndex(zoneID))
         case .recordDeleted(let name, let zoneID, let type):
             let zone = zoneIndex(zoneID)
             if storage.zones[zone].isDeleted {
@@ -378,6 +377,7 @@ public final class Replayer {
         storage.lastCheckpoint = checkpoint
     }
 
+    /// Stores a blob the state's allocator owns.
     private func save(_ blob: RecordBlob, zone: Int) throws {
         if storage.zones[zone].isDeleted {
             anomaly(.eventForDeletedZone, zone: zone, record: blob.nameString,
@@ -394,7 +394,7 @@ public final class Replayer {
                         "modified.timestamp went from \(before) back to \(now)")
             }
             if configuration.cascade { unindex(old, of: RecordKey(zone: zone, name: ExactName(old.nameString))) }
-            old.free()
+            storage.allocator.release(old)
         }
         if configuration.cascade { index(blob, of: RecordKey(zone: zone, name: ExactName(blob.nameString))) }
         if let onApply { try onApply(.recordSaved(try ReplayState.decode(blob.json))) }
@@ -405,7 +405,7 @@ public final class Replayer {
     private func removed(_ blob: RecordBlob, zone: Int, recordType: String?) throws {
         let key = RecordKey(zone: zone, name: ExactName(blob.nameString))
         if configuration.cascade { unindex(blob, of: key) }
-        blob.free()
+        storage.allocator.release(blob)
         try onApply?(.recordDeleted(RecordID(recordName: key.name.string, zoneID: storage.zones[zone].zoneID), recordType: recordType))
         guard configuration.cascade else { return }
         var work = [key]
@@ -418,7 +418,7 @@ public final class Replayer {
                 }
                 guard let gone else { continue }
                 unindex(gone, of: dependent)
-                gone.free()
+                storage.allocator.release(gone)
                 try onApply?(.recordDeleted(RecordID(recordName: dependent.name.string, zoneID: storage.zones[dependent.zone].zoneID),
                                             recordType: nil))
                 work.append(dependent)
@@ -464,13 +464,8 @@ public final class Replayer {
     /// Applies the buffered saves of a batch, parents and referenced records first.
     private func flushBatch() throws {
         guard !batch.isEmpty else { return }
-        var saves: [(blob: RecordBlob, zoneID: ZoneID, position: Int)] = []
-        for position in batchPositions {
-            guard case .recordSaved(let blob, let zoneID)? = batch.take() else { break }
-            saves.append((blob, zoneID, position))
-        }
-        batch.reset()
-        batchPositions.removeAll()
+        let saves = batch
+        batch.removeAll()
         let keys = saves.map { ReferenceTarget(zone: ZoneKey($0.zoneID), name: ExactName($0.blob.nameString)) }
         let targets = saves.map { save in
             var names: [ReferenceTarget] = []
@@ -487,12 +482,13 @@ public final class Replayer {
                                 eventIndex: saves[index].position))
         }
         var next = 0
-        defer { for k in next..<order.count { saves[order[k]].blob.free() } } // on a failure, what was not applied
+        defer { for k in next..<order.count { storage.allocator.release(saves[order[k]].blob) } } // not applied: a failure
         while next < order.count {
             let save = saves[order[next]]
             next += 1
             currentEvent = save.position
-            try applyNow(.recordSaved(save.blob, zoneID: save.zoneID))
+            appliedCount += 1
+            try self.save(save.blob, zone: zoneIndex(save.zoneID))
         }
     }
 
@@ -505,7 +501,7 @@ public final class Replayer {
     }
 
     deinit {
-        batch.reset()
+        for save in batch { storage.allocator.release(save.blob) }
     }
 }
 

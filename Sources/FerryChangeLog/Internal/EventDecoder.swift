@@ -98,10 +98,7 @@ struct EventDecoder {
         try s.beginObject("a change event or a CloudKit change response (an object)")
         var m = Members()
         let mark = scanner.scratch.mark
-        defer {
-            scanner.scratch.forget(from: mark)
-            if case .saved(let blob, _)? = m.record { blob.free() } // not handed out: the document failed
-        }
+        defer { scanner.scratch.forget(from: mark) }
         var otherKeys: [String] = []
         var first = true
         while try s.nextMember(&first) {
@@ -117,7 +114,6 @@ struct EventDecoder {
                 if tokensOnly {
                     try s.skipValueStructure()
                 } else {
-                    if case .saved(let blob, _)? = m.record { blob.free() }
                     m.record = try scanner.scan(&s, in: text, insertingZone: defaultZone)
                 }
             } else if s.equals(key, "zoneID") {
@@ -231,7 +227,6 @@ struct EventDecoder {
             }
             return true
         } catch {
-            if case .saved(let blob, _)? = record, scanner.arena == nil { blob.free() }
             return false
         }
     }

@@ -36,7 +36,7 @@ final class ParallelEventReader: RawEventSource {
     final class Job: @unchecked Sendable {
         let text: UnsafeMutableRawBufferPointer
         let arena = BlobArena()
-        let events: EventBuffer
+        let events = EventBuffer()
         let done = DispatchSemaphore(value: 0)
         /// Lines in the block (all of them, blank ones too).
         var lineCount = 0
@@ -52,7 +52,6 @@ final class ParallelEventReader: RawEventSource {
 
         init(text: UnsafeMutableRawBufferPointer) {
             self.text = text
-            events = EventBuffer(arena: arena)
         }
 
         deinit { text.deallocate() }
@@ -313,11 +312,7 @@ final class ParallelEventReader: RawEventSource {
         if let fallback { return try fallback.nextRaw() }
         while true {
             if let job = current {
-                if let event = job.events.take() {
-                    // Keep the blob out of the block's arena, on this thread.
-                    if case .recordSaved(let blob, let zoneID) = event { return .recordSaved(blob.copy(), zoneID: zoneID) }
-                    return event
-                }
+                if let event = job.events.take() { return event }
                 current = nil
                 cutter.release()
             }

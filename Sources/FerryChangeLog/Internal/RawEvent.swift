@@ -1,7 +1,7 @@
 import FerryRecords
 
-/// An event as replay sees it: a saved record is a ``RecordBlob`` the event owns until it is
-/// applied (see ``EventBuffer``).
+/// An event as replay sees it: a saved record is a ``RecordBlob`` in the arena of the block it was
+/// read from, valid until the next event is asked for.
 enum RawEvent {
     case zoneSaved(ZoneID)
     case zoneDeleted(ZoneID)
@@ -13,16 +13,10 @@ enum RawEvent {
     case serverError(zoneID: ZoneID?, recordName: String?, code: String, reason: String?)
 }
 
-/// Events waiting to be applied, taken in order; the blobs of events never taken are freed
-/// (unless they live in an arena).
+/// Events waiting to be applied, taken in order.
 final class EventBuffer {
     private(set) var events: [RawEvent] = []
     private var next = 0
-    /// The arena the blobs of these events were made in, if any.
-    let arena: BlobArena?
-
-    /// A buffer for events whose blobs are `malloc`ed one by one, or made in `arena`.
-    init(arena: BlobArena? = nil) { self.arena = arena }
 
     /// Whether every event was taken.
     var isEmpty: Bool { next >= events.count }
@@ -32,7 +26,7 @@ final class EventBuffer {
 
     func append(_ event: RawEvent) { events.append(event) }
 
-    /// Takes the next event; the caller owns its blob.
+    /// Takes the next event.
     @inline(__always)
     func take() -> RawEvent? {
         guard next < events.count else { return nil }
@@ -40,15 +34,9 @@ final class EventBuffer {
         return events[next]
     }
 
-    /// Frees what was not taken and empties the buffer.
+    /// Empties the buffer.
     func reset() {
-        while next < events.count {
-            if arena == nil, case .recordSaved(let blob, _) = events[next] { blob.free() }
-            next += 1
-        }
         events.removeAll(keepingCapacity: true)
         next = 0
     }
-
-    deinit { reset() }
 }

@@ -20,6 +20,7 @@ import Darwin
 /// | 8 | 4 | encoded references length |
 /// | 12 | 2 | change tag length |
 /// | 14 | 1 | flags: 1 has a change tag, 2 has a modification time |
+/// | 15 | 1 | size class in a ``BlobAllocator`` (0: `malloc`ed or in an arena) |
 /// | 16 | 8 | `modified.timestamp` |
 /// | 24 | 8 | hash of the record name (``RecordBlob/hash(of:)``) |
 /// | 32 | … | name, change tag, references, JSON |
@@ -35,6 +36,7 @@ struct RecordBlob {
     let raw: UnsafeMutableRawPointer
 
     static let headerSize = 32
+    static let sizeClassOffset = 15
 
     /// The hash replay's tables use for a record name's bytes (seeded per process).
     @inline(__always)
@@ -82,6 +84,7 @@ struct RecordBlob {
         raw.storeBytes(of: UInt32(references.count), toByteOffset: 8, as: UInt32.self)
         raw.storeBytes(of: UInt16(tagCount), toByteOffset: 12, as: UInt16.self)
         raw.storeBytes(of: (tag != nil ? 1 : 0) | (modified != nil ? 2 : 0) as UInt8, toByteOffset: 14, as: UInt8.self)
+        raw.storeBytes(of: 0 as UInt8, toByteOffset: sizeClassOffset, as: UInt8.self)
         raw.storeBytes(of: modified ?? 0, toByteOffset: 16, as: Int64.self)
         raw.storeBytes(of: hash(of: name), toByteOffset: 24, as: Int.self)
         return RecordBlob(raw: raw)
@@ -145,11 +148,18 @@ struct RecordBlob {
         return c != 0 ? c < 0 : x.count < y.count
     }
 
-    /// A copy in its own block (to keep a blob from an arena, or for states that are copied).
+    /// The blob's size in bytes.
+    var size: Int { Self.headerSize + u32(4) + tagCount + u32(8) + u32(0) }
+
+    /// The ``BlobAllocator`` size class the blob lives in (0: `malloc`ed or in an arena).
+    var sizeClass: UInt8 { raw.load(fromByteOffset: Self.sizeClassOffset, as: UInt8.self) }
+
+    /// A copy in a `malloc`ed block of its own.
     func copy() -> RecordBlob {
-        let size = Self.headerSize + u32(4) + tagCount + u32(8) + u32(0)
+        let size = size
         let copy = malloc(size)!
         copy.copyMemory(from: raw, byteCount: size)
+        copy.storeBytes(of: 0 as UInt8, toByteOffset: Self.sizeClassOffset, as: UInt8.self)
         return RecordBlob(raw: copy)
     }
 
@@ -219,6 +229,15 @@ final class BlobArena {
         next = pointer + rounded
         left -= rounded
         return pointer
+    }
+
+    /// Forgets every blob made so far (their memory is reused): only once none is in use.
+    func reset() {
+        guard let first = chunks.first else { return }
+        for chunk in chunks.dropFirst() { chunk.deallocate() }
+        chunks = [first]
+        next = first
+        left = Self.chunkSize
     }
 
     deinit { for chunk in chunks { chunk.deallocate() } }

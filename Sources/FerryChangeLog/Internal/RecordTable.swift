@@ -1,6 +1,6 @@
 /// The records of one zone: an open-addressing hash table (linear probing, at most half full,
 /// deletion by backward shift) of ``RecordBlob``s keyed by record name bytes. It owns its blobs
-/// and frees them.
+/// and gives them back to its ``BlobAllocator``.
 ///
 /// No Swift strings or reference counting per record: this is replay's hot path.
 final class RecordTable {
@@ -12,13 +12,16 @@ final class RecordTable {
     }
 
     private var slots: UnsafeMutablePointer<Slot>
+    /// Where the blobs come from and go back to.
+    let allocator: BlobAllocator
     private var mask: Int
     /// The number of records.
     private(set) var count = 0
     /// ``sortedBlobs``, until the next change.
     private var sortedCache: [RecordBlob]?
 
-    init(capacity: Int = 8) {
+    init(allocator: BlobAllocator, capacity: Int = 8) {
+        self.allocator = allocator
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         mask = size - 1
@@ -94,7 +97,7 @@ final class RecordTable {
         sortedCache = nil
         for i in 0...mask {
             if let raw = slots[i].blob {
-                RecordBlob(raw: raw).free()
+                allocator.release(RecordBlob(raw: raw))
                 slots[i] = Slot(hash: 0, blob: nil)
             }
         }
@@ -117,10 +120,10 @@ final class RecordTable {
         return result
     }
 
-    /// A table holding copies of every record.
-    func copy() -> RecordTable {
-        let table = RecordTable(capacity: count)
-        for blob in allBlobs { table.insert(blob.copy()) }
+    /// A table holding copies of every record, made by `allocator`.
+    func copy(into allocator: BlobAllocator) -> RecordTable {
+        let table = RecordTable(allocator: allocator, capacity: count)
+        for blob in allBlobs { table.insert(allocator.copy(blob)) }
         return table
     }
 

@@ -30,14 +30,16 @@ import Darwin
     let duck = Bench.shared + "/peers/duckdb_sql.py"
     print("\n== replay \(events) events to the final state: Ferry's log \(logSize / 1_000_000) MB, the peers' history \(historySize / 1_000_000) MB")
     Bench.warm(history, log)
+    for path in [ferryOut, ferryOut + ".tokens.json", duckOut, orjsonOut] { unlink(path) }
     Bench.measure("replay", "ferry replay", bytes: logSize, units: events,
-                  [Bench.ferry, "replay", log, "--out", ferryOut, "--quiet"])
+                  [Bench.ferry, "replay", log, "--out", ferryOut, "--quiet"], removing: [ferryOut, ferryOut + ".tokens.json"])
     Bench.measure("replay", "duckdb arg_max GROUP BY (2 threads)", bytes: historySize, units: events, ["python3", duck,
         "COPY (SELECT rec FROM (SELECT arg_max(op, token) AS op, arg_max(record, token) AS rec FROM read_json('\(history)', "
         + "format = 'newline_delimited', columns = {token: 'BIGINT', op: 'VARCHAR', recordName: 'VARCHAR', record: 'JSON'}) "
-        + "GROUP BY recordName) WHERE op <> 'delete') TO '\(duckOut)' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')"])
+        + "GROUP BY recordName) WHERE op <> 'delete') TO '\(duckOut)' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')"],
+        removing: [duckOut])
     Bench.measure("replay", "python orjson dict", bytes: historySize, units: events,
-                  ["python3", Bench.shared + "/peers/replay_orjson.py", history, orjsonOut])
+                  ["python3", Bench.shared + "/peers/replay_orjson.py", history, orjsonOut], removing: [orjsonOut])
     Bench.measure("replay-tokens", "ferry replay --tokens-only", bytes: logSize, units: events,
                   ["\(Bench.ferry) replay '\(log)' --tokens-only > /dev/null"], shell: true)
     Bench.ratio("replay", "ferry replay", over: "duckdb arg_max GROUP BY (2 threads)")
