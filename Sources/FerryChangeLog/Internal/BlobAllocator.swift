@@ -46,8 +46,7 @@ final class BlobAllocator {
         } else {
             raw = carve(sizeClass * Self.granule)
         }
-        raw.copyMemory(from: blob.raw, byteCount: size)
-        raw.storeBytes(of: UInt8(sizeClass), toByteOffset: RecordBlob.sizeClassOffset, as: UInt8.self)
+        blob.copyContiguous(to: raw, sizeClass: UInt8(sizeClass))
         return RecordBlob(raw: raw)
     }
 

@@ -85,7 +85,11 @@ final class ParallelEventReader: RawEventSource {
                            givenPageZone: ZoneID?) {
             decoder.startBlock(pageZone: givenPageZone)
             decoder.scanner.arena = job.arena
-            defer { decoder.scanner.arena = nil }
+            decoder.scanner.referencesText = true // the block outlives its events
+            defer {
+                decoder.scanner.arena = nil
+                decoder.scanner.referencesText = false
+            }
             let text = UnsafeRawBufferPointer(job.text)
             var start = job.skipsByteOrderMark ? 3 : 0
             var line = 0

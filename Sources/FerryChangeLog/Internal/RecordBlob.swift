@@ -19,11 +19,11 @@ import Darwin
 /// | 4 | 4 | record name length (UTF-8, unescaped) |
 /// | 8 | 4 | encoded references length |
 /// | 12 | 2 | change tag length |
-/// | 14 | 1 | flags: 1 has a change tag, 2 has a modification time |
+/// | 14 | 1 | flags: 1 has a change tag, 2 has a modification time, 4 the JSON lies elsewhere |
 /// | 15 | 1 | size class in a ``BlobAllocator`` (0: `malloc`ed or in an arena) |
 /// | 16 | 8 | `modified.timestamp` |
 /// | 24 | 8 | hash of the record name (``RecordBlob/hash(of:)``) |
-/// | 32 | … | name, change tag, references, JSON |
+/// | 32 | … | name, change tag, references, JSON (or, with flag 4, the JSON's address) |
 ///
 /// References are encoded one after the other: a flags byte (1 parent, 2 DELETE_SELF, 4 names a
 /// zone), the target's name (4-byte length, bytes) and, when it names a zone, the zone name and
@@ -47,13 +47,17 @@ struct RecordBlob {
     }
 
     /// A new blob. `json` is copied without its whitespace between tokens when `compacting`; a
-    /// `zonePrefix` (`"zoneID":{…}`) is inserted as the record's first member.
+    /// `zonePrefix` (`"zoneID":{…}`) is inserted as the record's first member. With
+    /// `referencingJSON` (and nothing to change in it), the blob only points at `json`, which must
+    /// then outlive it: for blobs in transit, copied (``BlobAllocator/copy(_:)``) to be kept.
     static func make(name: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer?, modified: Int64?,
                      references: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer, compacting: Bool,
-                     zonePrefix: UnsafeRawBufferPointer? = nil, in arena: BlobArena? = nil) -> RecordBlob {
+                     zonePrefix: UnsafeRawBufferPointer? = nil, in arena: BlobArena? = nil,
+                     referencingJSON: Bool = false) -> RecordBlob {
         let tagCount = tag?.count ?? 0
         let prefixCount = zonePrefix.map { $0.count + 1 } ?? 0
-        let capacity = headerSize + name.count + tagCount + references.count + json.count + prefixCount
+        let external = referencingJSON && !compacting && zonePrefix == nil
+        let capacity = headerSize + name.count + tagCount + references.count + (external ? 8 : json.count + prefixCount)
         let raw = arena?.allocate(capacity) ?? malloc(capacity)!
         var offset = headerSize
         func put(_ bytes: UnsafeRawBufferPointer) {
@@ -64,7 +68,10 @@ struct RecordBlob {
         if let tag { put(tag) }
         put(references)
         let jsonStart = offset
-        if let zonePrefix, json.count >= 2 {
+        if external {
+            raw.storeBytes(of: json.baseAddress!, toByteOffset: offset, as: UnsafeRawPointer.self)
+            offset += json.count
+        } else if let zonePrefix, json.count >= 2 {
             raw.storeBytes(of: UInt8(ascii: "{"), toByteOffset: offset, as: UInt8.self)
             offset += 1
             put(zonePrefix)
@@ -83,7 +90,7 @@ struct RecordBlob {
         raw.storeBytes(of: UInt32(name.count), toByteOffset: 4, as: UInt32.self)
         raw.storeBytes(of: UInt32(references.count), toByteOffset: 8, as: UInt32.self)
         raw.storeBytes(of: UInt16(tagCount), toByteOffset: 12, as: UInt16.self)
-        raw.storeBytes(of: (tag != nil ? 1 : 0) | (modified != nil ? 2 : 0) as UInt8, toByteOffset: 14, as: UInt8.self)
+        raw.storeBytes(of: (tag != nil ? 1 : 0) | (modified != nil ? 2 : 0) | (external ? 4 : 0) as UInt8, toByteOffset: 14, as: UInt8.self)
         raw.storeBytes(of: 0 as UInt8, toByteOffset: sizeClassOffset, as: UInt8.self)
         raw.storeBytes(of: modified ?? 0, toByteOffset: 16, as: Int64.self)
         raw.storeBytes(of: hash(of: name), toByteOffset: 24, as: Int.self)
@@ -128,7 +135,25 @@ struct RecordBlob {
 
     /// The record's compact JSON.
     @inline(__always) var json: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: raw + Self.headerSize + u32(4) + tagCount + u32(8), count: u32(0))
+        let at = Self.headerSize + u32(4) + tagCount + u32(8)
+        if flags & 4 != 0 {
+            return UnsafeRawBufferPointer(start: raw.loadUnaligned(fromByteOffset: at, as: UnsafeRawPointer.self), count: u32(0))
+        }
+        return UnsafeRawBufferPointer(start: raw + at, count: u32(0))
+    }
+
+    /// The bytes before the JSON: header, name, change tag, references.
+    @inline(__always) var prefixSize: Int { Self.headerSize + u32(4) + tagCount + u32(8) }
+
+    /// Writes the blob, its JSON in place, to `destination` (room for ``size`` bytes).
+    @inline(__always)
+    func copyContiguous(to destination: UnsafeMutableRawPointer, sizeClass: UInt8) {
+        let prefix = prefixSize
+        destination.copyMemory(from: raw, byteCount: prefix)
+        let json = json
+        if json.count > 0 { (destination + prefix).copyMemory(from: json.baseAddress!, byteCount: json.count) }
+        destination.storeBytes(of: flags & ~4, toByteOffset: 14, as: UInt8.self)
+        destination.storeBytes(of: sizeClass, toByteOffset: Self.sizeClassOffset, as: UInt8.self)
     }
 
     /// Whether two blobs hold the same record name.
@@ -148,7 +173,7 @@ struct RecordBlob {
         return c != 0 ? c < 0 : x.count < y.count
     }
 
-    /// The blob's size in bytes.
+    /// The blob's size in bytes, its JSON in place.
     var size: Int { Self.headerSize + u32(4) + tagCount + u32(8) + u32(0) }
 
     /// The ``BlobAllocator`` size class the blob lives in (0: `malloc`ed or in an arena).
@@ -156,10 +181,8 @@ struct RecordBlob {
 
     /// A copy in a `malloc`ed block of its own.
     func copy() -> RecordBlob {
-        let size = size
         let copy = malloc(size)!
-        copy.copyMemory(from: raw, byteCount: size)
-        copy.storeBytes(of: 0 as UInt8, toByteOffset: Self.sizeClassOffset, as: UInt8.self)
+        copyContiguous(to: copy, sizeClass: 0)
         return RecordBlob(raw: copy)
     }
 

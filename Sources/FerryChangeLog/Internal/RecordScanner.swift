@@ -30,6 +30,9 @@ struct RecordScanner {
     var collectsFieldNames = false
     /// Where blobs are made; `nil` means each in its own `malloc`ed block.
     var arena: BlobArena?
+    /// Whether blobs may point at the JSON they were read from instead of copying it: only when
+    /// that text outlives them (blocks of history, whose blobs are copied when applied).
+    var referencesText = false
     /// The fast path's key spans.
     let keyStack = KeyStack()
     /// Deepest nesting accepted.
@@ -157,7 +160,7 @@ struct RecordScanner {
             zonePrefix.withUnsafeBytes { prefix in
                 RecordBlob.make(name: UnsafeRawBufferPointer(rebasing: text[name]), tag: tag.map { UnsafeRawBufferPointer(rebasing: text[$0]) },
                                 modified: modified, references: references, json: json, compacting: f.sawWhitespace,
-                                zonePrefix: insert == nil ? nil : prefix, in: arena)
+                                zonePrefix: insert == nil ? nil : prefix, in: arena, referencingJSON: referencesText)
             }
         }
         return (.saved(blob, zoneID: zoneID ?? insert), end)
