@@ -65,7 +65,7 @@ final class BlobAllocator {
     private func carve(_ size: Int) -> UnsafeMutableRawPointer {
         if size > left {
             guard let region = mmap(nil, Self.regionSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-                  region != MAP_FAILED else {
+                  region != UnsafeMutableRawPointer(bitPattern: -1) else { // MAP_FAILED
                 fatalError("cannot map \(Self.regionSize) bytes for replay's records (errno \(errno))")
             }
             #if os(Linux)
