@@ -61,6 +61,7 @@ public final class ChangeLogReader {
     /// Events returned so far.
     public private(set) var eventCount = 0
 
+
     /// Creates a reader over `source` (decompressed already; see `Compression.openInput`).
     public init(source: ByteSource, configuration: Configuration = .init()) {
         self.configuration = configuration

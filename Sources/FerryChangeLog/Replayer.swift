@@ -106,6 +106,10 @@ public final class Replayer {
     private var currentEvent = 0
     /// The zones seen last and their indices (histories touch few zones).
     private var recentZones: [(zoneID: ZoneID, index: Int)] = []
+    /// Numbers the zones of saved records, for all the readers of this replayer.
+    private let zones = ZoneRegistry()
+    /// The state's index of each zone number (-1: not looked up yet).
+    private var zoneIndices: [Int] = []
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -153,6 +157,7 @@ public final class Replayer {
         guard phase != .done else { return }
         beginChanges()
         var decoder = EventDecoder()
+        decoder.zones = zones
         decoder.defaultZone = configuration.reader.defaultZone
         decoder.maximumDepth = configuration.reader.maximumDepth
         decoder.tokensOnly = configuration.tokensOnly
@@ -209,7 +214,7 @@ public final class Replayer {
                 }
             }
             switch try scanned.get() {
-            case .saved(let blob, let zoneID): try handle(.recordSaved(blob, zoneID: zoneID ?? .default))
+            case .saved(let blob, let zoneID): try handle(.recordSaved(blob, zone: zones.number(of: zoneID ?? .default)))
             case .deleted(let name, let zoneID, let type): try handle(.recordDeleted(recordName: name, zoneID: zoneID ?? .default, recordType: type))
             case .error(let name, let zoneID, let code, let reason):
                 try handle(.serverError(zoneID: zoneID, recordName: name, code: code, reason: reason))
@@ -281,14 +286,24 @@ public final class Replayer {
             return
         }
         if configuration.ordersBatches {
-            if case .recordSaved(let blob, let zoneID) = event {
-                batch.append((storage.allocator.copy(blob), zoneID, eventCount))
+            if case .recordSaved(let blob, let zone) = event {
+                batch.append((storage.allocator.copy(blob), zones.zone(zone), eventCount))
                 return
             }
             try flushBatch()
         }
         currentEvent = eventCount
         try applyNow(event)
+    }
+
+    /// The state's index of the zone numbered `number` in ``zones``.
+    @inline(__always)
+    private func zoneIndex(number: Int) -> Int {
+        if number < zoneIndices.count, zoneIndices[number] >= 0 { return zoneIndices[number] }
+        let index = zoneIndex(zones.zone(number))
+        while zoneIndices.count <= number { zoneIndices.append(-1) }
+        zoneIndices[number] = index
+        return index
     }
 
     private func zoneIndex(_ zone: ZoneID) -> Int {
@@ -311,8 +326,8 @@ public final class Replayer {
     private func applyNow(_ event: RawEvent) throws {
         appliedCount += 1
         switch event {
-        case .recordSaved(let blob, let zoneID):
-            try save(storage.allocator.copy(blob), zone: zoneIndex(zoneID))
+        case .recordSaved(let blob, let zone):
+            try save(storage.allocator.copy(blob), zone: zoneIndex(number: zone))
         case .recordDeleted(let name, let zoneID, let type):
             let zone = zoneIndex(zoneID)
             if storage.zones[zone].isDeleted {

@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,12 +14,14 @@ import Darwin
 /// blobs use `malloc`. No locks: one thread changes a state at a time.
 ///
 /// A blob records its class in its header (``RecordBlob/sizeClass``), so ``release(_:)`` knows
-/// where it came from.
+/// where it came from. Once a state outgrows its first region, the next one is mapped and its
+/// pages touched on another thread ahead of need, so page faults leave the applying thread.
 final class BlobAllocator {
     private static let granule = 64
     private static let classCount = 255
     private static let regionSize = 64 << 20
     private var regions: [UnsafeMutableRawPointer] = []
+    private let spare = SpareRegion(size: regionSize)
     private var next: UnsafeMutableRawPointer?
     private var left = 0
     /// The first free block of each class; a free block holds the next one in its first 8 bytes.
@@ -30,6 +34,7 @@ final class BlobAllocator {
 
     deinit {
         for region in regions { munmap(region, Self.regionSize) }
+        spare.discard()
         freeLists.deallocate()
     }
 
@@ -64,14 +69,11 @@ final class BlobAllocator {
 
     private func carve(_ size: Int) -> UnsafeMutableRawPointer {
         if size > left {
-            guard let region = mmap(nil, Self.regionSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-                  region != UnsafeMutableRawPointer(bitPattern: -1) else { // MAP_FAILED
-                fatalError("cannot map \(Self.regionSize) bytes for replay's records (errno \(errno))")
-            }
-            #if os(Linux)
-            _ = madvise(region, Self.regionSize, MADV_HUGEPAGE)
-            #endif
+            // The first region is mapped here; from the second on, each comes ready from the
+            // spare, which then prepares the next.
+            let region = regions.isEmpty ? SpareRegion.map(size: Self.regionSize, touching: false) : spare.take()
             regions.append(region)
+            if regions.count >= 2 { spare.prepare() }
             next = region
             left = Self.regionSize
         }
@@ -79,5 +81,70 @@ final class BlobAllocator {
         next = pointer + size
         left -= size
         return pointer
+    }
+}
+
+/// A region mapped, and its pages faulted in, on another thread before it is needed.
+///
+/// `@unchecked Sendable`: the region is handed over through `ready` under `lock`, after `done`
+/// is signalled; the applying thread uses it only then.
+final class SpareRegion: @unchecked Sendable {
+    private let size: Int
+    private let lock = Lock()
+    private var ready: UnsafeMutableRawPointer?
+    private var isPending = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(size: Int) { self.size = size }
+
+    /// Maps `size` bytes (huge pages asked for on Linux), writing a byte in every page when
+    /// `touching`, so the faults happen now.
+    static func map(size: Int, touching: Bool) -> UnsafeMutableRawPointer {
+        guard let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              region != UnsafeMutableRawPointer(bitPattern: -1) else { // MAP_FAILED
+            fatalError("cannot map \(size) bytes for replay's records (errno \(errno))")
+        }
+        #if os(Linux)
+        _ = madvise(region, size, MADV_HUGEPAGE)
+        #endif
+        if touching {
+            var offset = 0
+            while offset < size {
+                region.storeBytes(of: 0 as UInt8, toByteOffset: offset, as: UInt8.self)
+                offset += 4096
+            }
+        }
+        return region
+    }
+
+    /// Starts preparing a region, unless one is on its way.
+    func prepare() {
+        guard !lock.withLock({ isPending }) else { return }
+        lock.withLock { isPending = true }
+        let size = size
+        DispatchQueue.global().async { [self] in
+            let region = Self.map(size: size, touching: true)
+            lock.withLock { ready = region }
+            done.signal()
+        }
+    }
+
+    /// The prepared region (waiting for it, preparing it here if none is on its way).
+    func take() -> UnsafeMutableRawPointer {
+        prepare()
+        done.wait()
+        return lock.withLock {
+            defer {
+                ready = nil
+                isPending = false
+            }
+            return ready!
+        }
+    }
+
+    /// Unmaps a region prepared and not taken (waiting for one on its way).
+    func discard() {
+        guard lock.withLock({ isPending }) else { return }
+        munmap(take(), size)
     }
 }

@@ -16,6 +16,10 @@ import Darwin
 /// (`metaSyncToken`) — whose entries are zones, `deleted`/`purged` marking tombstones.
 struct EventDecoder {
     var scanner = RecordScanner()
+    /// Numbers the zones of saved records.
+    var zones = ZoneRegistry()
+    /// The zones numbered last (histories touch few zones).
+    private var recentZones: [(zone: ZoneID, number: Int)] = []
     /// Skip record bodies without validating them; emit only zone events and checkpoints.
     var tokensOnly = false
     /// The zone of pages and records that name none (before any page named one).
@@ -155,6 +159,19 @@ struct EventDecoder {
         }
     }
 
+    /// The number of a zone in ``zones``.
+    private mutating func number(of zone: ZoneID) -> Int {
+        for entry in recentZones where ExactName.same(entry.zone.zoneName, zone.zoneName)
+            && (entry.zone.ownerRecordName == nil) == (zone.ownerRecordName == nil)
+            && ExactName.same(entry.zone.ownerRecordName ?? "", zone.ownerRecordName ?? "") {
+            return entry.number
+        }
+        let number = zones.number(of: zone)
+        if recentZones.count >= 8 { recentZones.removeFirst() }
+        recentZones.append((zone, number))
+        return number
+    }
+
     /// Whether a line starts as Ferry's writer starts record events: read without a look at the
     /// record when only tokens matter.
     private static func isRecordEvent(_ text: UnsafeRawBufferPointer) -> Bool {
@@ -238,7 +255,7 @@ struct EventDecoder {
         return try s.readBool()
     }
 
-    private func emitFerryEvent(_ token: JSONStringToken, _ m: inout Members, _ s: JSONScanner,
+    private mutating func emitFerryEvent(_ token: JSONStringToken, _ m: inout Members, _ s: JSONScanner,
                                 into out: EventBuffer) throws(RecordFormatError) {
         let event = try s.string(token)
         func require<T>(_ value: T?, _ key: String) throws(RecordFormatError) -> T {
@@ -267,9 +284,9 @@ struct EventDecoder {
     }
 
     /// Emits a scanned record: a save, a delete, or an error entry; `zone` for records naming none.
-    private func emit(_ record: ScannedRecord, zone: ZoneID, into out: EventBuffer) {
+    private mutating func emit(_ record: ScannedRecord, zone: ZoneID, into out: EventBuffer) {
         switch record {
-        case .saved(let blob, let zoneID): out.append(.recordSaved(blob, zoneID: zoneID ?? zone))
+        case .saved(let blob, let zoneID): out.append(.recordSaved(blob, zone: number(of: zoneID ?? zone)))
         case .deleted(let name, let zoneID, let type): out.append(.recordDeleted(recordName: name, zoneID: zoneID ?? zone, recordType: type))
         case .error(let name, let zoneID, let code, let reason):
             out.append(.serverError(zoneID: zoneID ?? zone, recordName: name, code: code, reason: reason))

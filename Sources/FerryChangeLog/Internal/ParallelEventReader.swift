@@ -12,7 +12,7 @@ import Darwin
 
 /// Something replay takes events from, in history order.
 protocol RawEventSource: AnyObject {
-    /// The next event (its blob now the caller's), or `nil` at the end.
+    /// The next event, or `nil` at the end. Its blob is valid until the next call.
     func nextRaw() throws -> RawEvent?
     /// Bytes read from the source so far.
     var bytesRead: Int { get }
@@ -295,6 +295,7 @@ final class ParallelEventReader: RawEventSource {
     /// A reader of `source` decoding on `threads` workers.
     init(source: ByteSource, configuration: ChangeLogReader.Configuration, decoder: EventDecoder, threads: Int,
          blockSize: Int = 4 << 20) {
+        precondition(threads > 0)
         self.configuration = configuration
         mainDecoder = decoder
         let workers = (0..<max(1, threads)).map {

@@ -6,7 +6,8 @@ enum RawEvent {
     case zoneSaved(ZoneID)
     case zoneDeleted(ZoneID)
     case zonePurged(ZoneID)
-    case recordSaved(RecordBlob, zoneID: ZoneID)
+    /// A save; the zone is given by its number in the reader's ``ZoneRegistry``.
+    case recordSaved(RecordBlob, zone: Int)
     case recordDeleted(recordName: String, zoneID: ZoneID, recordType: String?)
     case checkpoint(ChangeEvent.Checkpoint)
     /// An error entry (`serverErrorCode`) of a change response, for a zone or a record.
