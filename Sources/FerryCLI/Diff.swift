@@ -8,10 +8,10 @@ struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare two states or exports: records only in A, only in B, and changed.",
         discussion: """
-        A and B are anything Ferry reads: NDJSON (gzip recognized), saved CloudKit responses,
-        archives. Records are matched by zone (name and owner) and recordName and compared as JSON
-        values: key order does not matter, numbers compare by value. For each changed record the
-        fields and system keys that differ are named. A record given twice in one input counts as
+        A and B are anything Ferry reads: NDJSON (gzip recognized), saved CloudKit responses, \
+        archives. Records are matched by zone (name and owner) and recordName and compared as JSON \
+        values: key order does not matter, numbers compare by value. For each changed record the \
+        fields and system keys that differ are named. A record given twice in one input counts as \
         its last version.
 
         Memory is proportional to the records of A (held as compact JSON); B is streamed.
@@ -25,10 +25,10 @@ struct Diff: ParsableCommand {
         """
     )
 
-    @Argument(help: "The first state or export (- is stdin).")
+    @Argument(help: ArgumentHelp("The first state or export (- is stdin).", valueName: "A"))
     var a: String
 
-    @Argument(help: "The second state or export (- is stdin).")
+    @Argument(help: ArgumentHelp("The second state or export (- is stdin).", valueName: "B"))
     var b: String
 
     @Flag(help: "Print the differences as JSON on stdout.")

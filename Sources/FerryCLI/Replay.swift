@@ -10,30 +10,31 @@ struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild the state of every zone from a change history, to any point in time.",
         discussion: """
-        HISTORY is Ferry change-log NDJSON (Docs/ChangeLogFormat.md) or saved CloudKit change
-        responses (records/changes, changes/zone, changes/database, zones/changes), one per line or
-        pretty-printed: files, folders of response files (read in name order), or - for stdin;
+        HISTORY is Ferry change-log NDJSON (Docs/ChangeLogFormat.md) or saved CloudKit change \
+        responses (records/changes, changes/zone, changes/database, zones/changes), one per line or \
+        pretty-printed: files, folders of response files (read in name order), or - for stdin; \
         gzip is recognized by content. Change tokens are opaque: order comes from the history.
 
-        A save replaces a record, a delete removes it, deleting or purging a zone removes its
-        records; replaying a history twice gives the same state (Docs/ReplaySemantics.md).
+        A save replaces a record, a delete removes it, deleting or purging a zone removes its \
+        records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
         Memory is proportional to the live state, not to the history.
 
-        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz).
-        Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json.
-        STATE and its tokens are written to temporary files and renamed into place at the end: an
+        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz). \
+        Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json. \
+        STATE and its tokens are written to temporary files and renamed into place at the end: an \
         interrupted replay leaves no partial output, and running it again succeeds.
 
-        Anomalies (deletes of unknown records, unchanged change tags, modification times going
-        backwards, dangling parents and references, tokens seen twice, events for deleted zones,
-        reference cycles with --order, server errors) are counted on stderr and listed with
+        Anomalies (deletes of unknown records, unchanged change tags, modification times going \
+        backwards, dangling parents and references, tokens seen twice, events for deleted zones, \
+        reference cycles with --order, server errors) are counted on stderr and listed with \
         --report. Exit codes: 0 success (anomalies included), 1 data error, 2 usage error.
 
         Examples:
           ferry replay history.ndjson --out state.ndjson
           ferry replay responses/ --out state.tar.gz --report anomalies.json
-          ferry replay history.ndjson.gz --until 'Chats@42000' --out state-at-42000.ndjson
-          ferry replay new-history.ndjson --base state.ndjson --since 'Chats@42000' --out state2.ndjson
+          ferry replay history.ndjson.gz --until AQAAAB8= --out then.ndjson
+          ferry replay history.ndjson --base then.ndjson --since AQAAAB8= --out now.ndjson
+          ferry replay new.ndjson --base now.ndjson --out later.ndjson
           ferry replay history.ndjson --tokens-only --json
           cat pages.ndjson | ferry replay - --out - --quiet | ferry inspect -
         """
