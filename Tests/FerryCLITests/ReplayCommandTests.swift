@@ -220,6 +220,34 @@ struct ReplayCommandTests {
         #expect(err.contains("bad.ndjson:1:"))
     }
 
+    @Test("--log writes the changes as applied in Ferry's format, which replays to the same state; --order and --cascade apply")
+    func logOrderCascade() throws {
+        let dir = setUp()
+        #expect(Ferry.execute(["replay", dir + "/ck.ndjson", "--out", dir + "/s.ndjson", "--log", dir + "/log.ndjson", "--quiet"]) == 0)
+        #expect(Ferry.execute(["replay", dir + "/log.ndjson", "--out", dir + "/again.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/again.ndjson") == canonicalJSON(history.finalSnapshot))
+        let text = #"""
+        {"event":"recordSaved","record":{"recordName":"child","zoneID":{"zoneName":"Z"},"parent":{"recordName":"parent"},"fields":{"of":{"value":{"recordName":"parent","action":"DELETE_SELF"},"type":"REFERENCE"}}}}
+        {"event":"recordSaved","record":{"recordName":"parent","zoneID":{"zoneName":"Z"}}}
+        {"event":"checkpoint","zoneID":{"zoneName":"Z"},"syncToken":"T1"}
+        {"event":"recordSaved","record":{"recordName":"a-other","zoneID":{"zoneName":"Z"}}}
+        {"event":"recordDeleted","recordName":"parent","zoneID":{"zoneName":"Z"}}
+        """#
+        write(Array(text.utf8), to: dir + "/h2.ndjson")
+        #expect(Ferry.execute(["replay", dir + "/h2.ndjson", "--until", "T1", "--order", "--out", dir + "/ordered.ndjson",
+                               "--log", dir + "/ordered-log.ndjson", "--quiet"]) == 0)
+        let ordered = try stateRecords(dir + "/ordered.ndjson").map { try JSONValue(parsing: $0)["recordName"]?.stringValue }
+        #expect(ordered == ["parent", "child"])
+        let log = String(decoding: FileManager.default.contents(atPath: dir + "/ordered-log.ndjson")!, as: UTF8.self)
+        let parentAt = try #require(log.range(of: #""record":{"recordName":"parent""#))
+        let childAt = try #require(log.range(of: #""record":{"recordName":"child""#))
+        #expect(parentAt.lowerBound < childAt.lowerBound)
+        #expect(Ferry.execute(["replay", dir + "/h2.ndjson", "--cascade", "--out", dir + "/cascaded.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/cascaded.ndjson").count == 1) // only a-other: child went with its parent
+        #expect(Ferry.execute(["replay", dir + "/h2.ndjson", "--out", dir + "/plain.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/plain.ndjson").count == 2)
+    }
+
     @Test("--help shows examples")
     func help() throws {
         let (code, out, _) = try runBinary(["replay", "--help"])
