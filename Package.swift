@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryTestSupport"]
+            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -24,7 +24,8 @@ public struct Ferry: ParsableCommand {
           ferry inspect Samples/chat.ndjson --json
         """,
         version: FerryVersion.current,
-        subcommands: [Convert.self, Inspect.self, Verify.self, Extract.self, Validate.self, PredicateCommand.self]
+        subcommands: [Convert.self, Inspect.self, Verify.self, Extract.self, Validate.self, PredicateCommand.self,
+                      Replay.self, Diff.self, BenchChanges.self]
     )
 
     public init() {}

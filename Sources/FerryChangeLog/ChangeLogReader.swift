@@ -3,19 +3,24 @@ import FerryRecords
 
 /// Reads a history — Ferry change-log lines or saved CloudKit change responses — as events.
 ///
-/// Streaming: one buffer that grows only to the longest line. Each line is one JSON document whose
-/// kind is detected from its keys (see ``EventDecoder``-level rules in `Docs/ChangeLogFormat.md`):
-/// a Ferry event (`"event"`), a `records/changes` page, a `changes/zone`, `changes/database` or legacy
+/// Streaming: one buffer that grows only to the longest line. Each line is one JSON document
+/// whose kind is detected from its keys (see `Docs/ChangeLogFormat.md`): a Ferry event
+/// (`"event"`), a `records/changes` page, a `changes/zone`, `changes/database` or legacy
 /// `zones/changes` response, or a JSON array of these. A source whose first line does not hold a
-/// complete JSON value (a pretty-printed saved response) is read as whitespace-separated documents,
-/// up to ``Configuration/maximumDocumentBytes``.
+/// complete JSON value (a pretty-printed saved response) is read as whitespace-separated
+/// documents, up to ``Configuration/maximumDocumentBytes``.
 ///
 /// Errors are ``ChangeLogError``s naming the source, line and column.
+///
+/// ```swift
+/// let reader = ChangeLogReader(source: try InputFile(path: "history.ndjson"))
+/// while let event = try reader.next() { print(event) }
+/// ```
 public final class ChangeLogReader {
     /// Limits, buffering and the default zone.
     public struct Configuration: Sendable {
-        /// The zone of records that carry no `zoneID` (and of `records/changes` pages with no
-        /// records); `nil` means `_defaultZone`.
+        /// The zone of records and pages that name none (before a page named one); `nil` means
+        /// `_defaultZone`.
         public var defaultZone: ZoneID?
         /// The longest line accepted.
         public var maximumLineBytes: Int
@@ -39,11 +44,15 @@ public final class ChangeLogReader {
 
     private let lines: LineReader
     private let configuration: Configuration
-    var decoder: EventDecoder
-    private var pending: [RawEvent] = []
-    private var pendingIndex = 0
+    var decoder: EventDecoder {
+        didSet { decoder.scanner.arena = arena }
+    }
+    private let pending = EventBuffer()
+    /// Where the blobs of `pending` are made; reused once they are all taken.
+    private let arena = BlobArena()
     private var sawFirstDocument = false
-    private var document: [UInt8]?
+    /// The whole input, when it is read as multi-line documents.
+    private var documents: [UInt8]?
     private var documentOffset = 0
     private var documentLine = 1
     private var documentLineOffset = 0
@@ -52,11 +61,13 @@ public final class ChangeLogReader {
     /// Events returned so far.
     public private(set) var eventCount = 0
 
-    /// Creates a reader over `source`.
+
+    /// Creates a reader over `source` (decompressed already; see `Compression.openInput`).
     public init(source: ByteSource, configuration: Configuration = .init()) {
         self.configuration = configuration
         lines = LineReader(source: source, chunkSize: configuration.chunkSize, maximumLineBytes: configuration.maximumLineBytes)
         decoder = EventDecoder()
+        decoder.scanner.arena = arena
         decoder.defaultZone = configuration.defaultZone
         decoder.maximumDepth = configuration.maximumDepth
     }
@@ -69,8 +80,9 @@ public final class ChangeLogReader {
 
     /// Returns the next event, or `nil` at the end of the input.
     ///
-    /// Saved records are fully decoded (and so fully validated) with `RecordJSON.decodeRecord`.
-    /// Error entries of `changes/zone` responses are skipped here; ``Replayer`` reports them.
+    /// Saved records are decoded fully (and so validated fully) with `RecordJSON.decodeRecord`.
+    /// Error entries (`serverErrorCode`) of change responses are skipped here; ``Replayer``
+    /// reports them.
     public func next() throws -> ChangeEvent? {
         while let raw = try nextRaw() {
             switch raw {
@@ -79,18 +91,13 @@ public final class ChangeLogReader {
             case .zonePurged(let zone): return .zonePurged(zone)
             case .recordDeleted(let name, let zone, let type): return .recordDeleted(RecordID(recordName: name, zoneID: zone), recordType: type)
             case .checkpoint(let checkpoint): return .checkpoint(checkpoint)
-            case .zoneError: continue
-            case .recordSaved(let summary):
-                let result = summary.bytes.withUnsafeBytes { bytes in
-                    Result { () throws(RecordFormatError) -> Record in try RecordJSON.decodeRecord(bytes) }
-                }
-                switch result {
-                case .success(let record): return .recordSaved(record)
-                case .failure(let error):
-                    var inner = error
-                    inner.source = sourceName
-                    inner.line = line
-                    throw ChangeLogError(.format, error.message, source: sourceName, line: line, underlying: inner)
+            case .serverError: continue
+            case .recordSaved(let blob, _):
+                do {
+                    return .recordSaved(try ReplayState.decode(blob.json))
+                } catch {
+                    throw ChangeLogError(.format, "\(error.message) (in the record \"\(blob.nameString)\")", source: sourceName,
+                                         line: line, underlying: error)
                 }
             }
         }
@@ -100,20 +107,18 @@ public final class ChangeLogReader {
     /// Returns the next event in replay's form (records kept as compact JSON).
     func nextRaw() throws -> RawEvent? {
         while true {
-            if pendingIndex < pending.count {
-                let event = pending[pendingIndex]
-                pendingIndex += 1
+            if let event = pending.take() {
                 eventCount += 1
                 return event
             }
-            pending.removeAll(keepingCapacity: true)
-            pendingIndex = 0
-            if document != nil {
+            pending.reset()
+            arena.reset()
+            if documents != nil {
                 guard try decodeNextDocument() else { return nil }
                 continue
             }
             guard let text = try lines.nextLine() else { return nil }
-            if isBlank(text) { continue }
+            if Self.isBlank(text) { continue }
             line = lines.lineNumber
             if !sawFirstDocument {
                 sawFirstDocument = true
@@ -123,86 +128,62 @@ public final class ChangeLogReader {
         }
     }
 
-    private func isBlank(_ text: UnsafeRawBufferPointer) -> Bool {
+    private static func isBlank(_ text: UnsafeRawBufferPointer) -> Bool {
         for b in text where b != 0x20 && b != 0x09 && b != 0x0D && b != 0x0A { return false }
         return true
     }
 
-    /// Decodes one document (or a JSON array of documents) into `pending`.
+    /// Decodes one document, or a JSON array of documents, into `pending`.
     private func decode(_ text: UnsafeRawBufferPointer, line: Int) throws {
         do throws(RecordFormatError) {
-            var start = 0
-            while start < text.count, text[start] == 0x20 || text[start] == 0x09 || text[start] == 0x0A || text[start] == 0x0D { start += 1 }
-            if start < text.count && text[start] == UInt8(ascii: "[") {
-                var c = JSONCursor(text, maximumDepth: configuration.maximumDepth)
-                try c.beginArray()
-                var first = true
-                var offsets: [Range<Int>] = []
-                while try c.nextElement(&first) {
-                    c.skipWhitespace()
-                    let elementStart = c.position
-                    try c.skipValue()
-                    offsets.append(elementStart..<c.position)
-                }
-                try c.expectEnd()
-                for range in offsets {
-                    do throws(RecordFormatError) {
-                        try decoder.decode(UnsafeRawBufferPointer(rebasing: text[range]), into: &pending)
-                    } catch {
-                        var shifted = error
-                        shifted.byteOffset += range.lowerBound
-                        throw shifted
-                    }
-                }
-            } else {
-                try decoder.decode(text, into: &pending)
-            }
+            try decoder.decodeLine(text, into: pending)
         } catch {
             throw ChangeLogError.located(error, in: text, source: sourceName, line: line)
         }
     }
 
-    /// If the first line is an incomplete value, reads the whole source as JSON documents.
+    /// If the first line opens a value it does not close, reads the whole source as documents.
     private func switchToDocumentsIfIncomplete(_ text: UnsafeRawBufferPointer) throws -> Bool {
-        var c = JSONCursor(text, maximumDepth: configuration.maximumDepth)
-        c.validates = false
+        var s = JSONScanner(text, maximumDepth: configuration.maximumDepth)
         do throws(RecordFormatError) {
-            try c.skipValue()
+            try s.skipValueStructure()
             return false
         } catch where error.code == .truncated {
             var all = Array(text)
-            all.append(0x0A)
-            all.append(contentsOf: try lines.readRemaining(limit: configuration.maximumDocumentBytes))
-            document = all
+            let rest = try lines.readRemaining(limit: configuration.maximumDocumentBytes)
+            if !rest.isEmpty {
+                all.append(0x0A)
+                all.append(contentsOf: rest)
+            }
+            documents = all
             documentOffset = 0
             documentLine = line
             documentLineOffset = 0
             return true
         } catch {
-            return false
+            return false // decode() reports it
         }
     }
 
     private func decodeNextDocument() throws -> Bool {
-        guard let all = document else { return false }
+        guard let all = documents else { return false }
         return try all.withUnsafeBytes { text in
-            var c = JSONCursor(text, maximumDepth: configuration.maximumDepth)
-            c.position = documentOffset
-            c.skipWhitespace()
-            guard c.position < text.count else { return false }
-            let start = c.position
-            // Line of the document's start, counted incrementally.
+            var start = documentOffset
+            while start < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[start]) { start += 1 }
+            guard start < text.count else { return false }
             for i in documentLineOffset..<start where text[i] == 0x0A { documentLine += 1 }
             documentLineOffset = start
             line = documentLine
-            c.validates = false
+            let rest = UnsafeRawBufferPointer(rebasing: text[start...])
+            var s = JSONScanner(rest, maximumDepth: configuration.maximumDepth)
             do throws(RecordFormatError) {
-                try c.skipValue()
+                try s.skipValueStructure()
             } catch {
-                throw ChangeLogError.located(error, in: UnsafeRawBufferPointer(rebasing: text[start...]), source: sourceName, line: line)
+                throw ChangeLogError.located(error, in: rest, source: sourceName, line: line)
             }
-            documentOffset = c.position
-            try decode(UnsafeRawBufferPointer(rebasing: text[start..<c.position]), line: line)
+            let end = start + s.position
+            documentOffset = end
+            try decode(UnsafeRawBufferPointer(rebasing: text[start..<end]), line: line)
             return true
         }
     }

@@ -20,8 +20,8 @@ public struct ReplayAnomaly: Hashable, Sendable {
         case eventForDeletedZone
         /// Records of one batch that reference each other in a cycle (applied in history order).
         case referenceCycle
-        /// An error entry (`serverErrorCode`) in a `changes/zone` response.
-        case zoneError
+        /// An error entry (`serverErrorCode`) in a change response, for a zone or a record.
+        case serverError
 
         /// Orders kinds by their raw names.
         public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
@@ -73,10 +73,24 @@ public struct AnomalyReport: Sendable {
     /// The count of one kind.
     public func count(of kind: ReplayAnomaly.Kind) -> Int { counts[kind] ?? 0 }
 
+    /// Whether the list is full (later anomalies are only counted).
+    public var isFull: Bool { anomalies.count >= limit }
+
+    /// Counts an anomaly of `kind` without listing it.
+    public mutating func count(_ kind: ReplayAnomaly.Kind) {
+        counts[kind, default: 0] += 1
+    }
+
     /// Records an anomaly.
     public mutating func add(_ anomaly: ReplayAnomaly) {
         counts[anomaly.kind, default: 0] += 1
         if anomalies.count < limit { anomalies.append(anomaly) }
+    }
+
+    /// Adds what another report found: its counts, and its anomalies while the list has room.
+    mutating func merge(_ other: AnomalyReport) {
+        for (kind, count) in other.counts { counts[kind, default: 0] += count }
+        anomalies.append(contentsOf: other.anomalies.prefix(max(0, limit - anomalies.count)))
     }
 
     /// One line per kind found, e.g. `unknownRecordDeleted: 3`, for standard error.

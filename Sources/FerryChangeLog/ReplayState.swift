@@ -2,164 +2,239 @@ import FerryIO
 import FerryNDJSON
 import FerryRecords
 
-/// One live record: its compact JSON and what replay compares on the next save.
-struct StoredRecord {
-    var bytes: [UInt8]
-    var changeTag: String?
-    var modifiedTimestamp: Int64?
-}
-
-/// One zone of a state: its records by name, whether it was deleted, its latest token.
+/// One zone of a state: its records, whether it was deleted, its latest token.
 struct ZoneState {
     var zoneID: ZoneID
-    var records: [String: StoredRecord] = [:]
+    let table: RecordTable
     var isDeleted = false
     var syncToken: String?
     var moreComing = false
 }
 
-/// The state of every zone after a replay: the live records, the zones and their tokens.
-///
-/// Records are held as their compact JSON (as the history gave them), so memory is proportional to
-/// the live records, not to the history. Output is in a stable order — zone (name, then owner),
-/// then recordName, both by UTF-8 bytes — so two states with the same records write the same bytes.
-public struct ReplayState {
-    /// Zones in the order first seen; ``zoneIndex`` finds them by key.
-    var zoneList: [ZoneState] = []
+/// What a ``ReplayState`` holds, shared between copies until one of them changes.
+final class ReplayStorage {
+    /// Where the records' blobs live.
+    let allocator = BlobAllocator()
+    var zones: [ZoneState] = []
     var zoneIndex: [ZoneKey: Int] = [:]
     var database: ChangeEvent.Checkpoint?
     var lastCheckpoint: ChangeEvent.Checkpoint?
 
+    /// The index of `zone`, adding it when new.
+    func index(of zone: ZoneID) -> Int {
+        let key = ZoneKey(zone)
+        if let i = zoneIndex[key] { return i }
+        zones.append(ZoneState(zoneID: zone, table: RecordTable(allocator: allocator)))
+        zoneIndex[key] = zones.count - 1
+        return zones.count - 1
+    }
+
+    /// A deep copy.
+    func copy() -> ReplayStorage {
+        let copy = ReplayStorage()
+        copy.zones = zones.map { zone in
+            var copied = ZoneState(zoneID: zone.zoneID, table: zone.table.copy(into: copy.allocator))
+            copied.isDeleted = zone.isDeleted
+            copied.syncToken = zone.syncToken
+            copied.moreComing = zone.moreComing
+            return copied
+        }
+        copy.zoneIndex = zoneIndex
+        copy.database = database
+        copy.lastCheckpoint = lastCheckpoint
+        return copy
+    }
+}
+
+/// The state of every zone after a replay: the live records, the zones and their tokens.
+///
+/// Records are held as compact JSON — as the history gave them, whitespace removed — with their
+/// name, change tag, modification time and references beside them, so memory is proportional to
+/// the live records, not to the history. Records and zones are identified by the bytes of their
+/// names (`"é"` and `"e\u{301}"` are two records), zones by name and owner.
+///
+/// Output order is stable: zones by name then owner, records by name, both in byte order; or,
+/// with ``OutputOrder/dependencies``, parents and referenced records before the records that
+/// point at them. Two states with the same records write the same records in the same order.
+///
+/// A value type: copies are independent (they share storage until one changes).
+public struct ReplayState {
+    /// The order records are written and visited in.
+    public enum OutputOrder: Sendable {
+        /// Zone by zone (by name, then owner), records by name, in byte order.
+        case byName
+        /// Zone by zone; within a zone, a record's parent and the records its `REFERENCE` fields
+        /// name come before it (ties by name); records on reference cycles follow, by name.
+        case dependencies
+    }
+
+    var storage = ReplayStorage()
+
     /// An empty state.
     public init() {}
 
-    /// Loads a state Ferry wrote (NDJSON records, or anything `NDJSONReader` reads) and, when given,
-    /// the tokens written with it.
-    public init(loading source: ByteSource, tokens: ReplayTokens? = nil) throws {
-        let reader = NDJSONReader(source: source)
-        while let record = try reader.next() {
-            var out = JSONOutput(capacity: 1024)
-            RecordJSON.encode(record, into: &out)
-            let zone = record.zoneID ?? .default
-            insert(StoredRecord(bytes: out.array, changeTag: record.recordChangeTag, modifiedTimestamp: record.modified?.timestamp),
-                   named: record.recordName, zone: zone)
-        }
-        if let tokens { apply(tokens) }
+    /// A state holding the records `reader` returns and, when given, `tokens`.
+    ///
+    /// - Throws: what the reader throws; ``ChangeLogError`` (``ChangeLogError/Code/invalidTokens``)
+    ///   when `tokens` were written for a state with a different number of records.
+    public init(loading reader: any RecordReader, tokens: ReplayTokens? = nil) throws {
+        while let record = try reader.next() { try save(record) }
+        if let tokens { try apply(tokens, source: reader.sourceName) }
     }
 
-    /// Loads a state file and its `<path>.tokens.json` sidecar when there is one.
+    /// Loads an NDJSON state file and its `<path>.tokens.json` sidecar when there is one.
     public init(contentsOfFile path: String) throws {
         let sidecar = ReplayTokens.sidecarPath(for: path)
         let tokens = FileSystem.exists(sidecar) ? try ReplayTokens(contentsOfFile: sidecar) : nil
-        try self.init(loading: try InputFile(path: path), tokens: tokens)
+        try self.init(loading: NDJSONReader(source: try InputFile(path: path)), tokens: tokens)
     }
 
-    /// The index of `zone`, adding it when new.
-    mutating func index(of zone: ZoneID) -> Int {
-        let key = ZoneKey(zone)
-        if let i = zoneIndex[key] { return i }
-        zoneList.append(ZoneState(zoneID: zone))
-        zoneIndex[key] = zoneList.count - 1
-        return zoneList.count - 1
+    /// Gives this value its own storage before it changes.
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     }
 
-    mutating func insert(_ record: StoredRecord, named name: String, zone: ZoneID) {
-        let i = index(of: zone)
-        zoneList[i].records[name] = record
-    }
-
-    mutating func apply(_ tokens: ReplayTokens) {
-        for token in tokens.zones {
-            let i = index(of: token.zoneID)
-            zoneList[i].syncToken = token.syncToken
-            zoneList[i].moreComing = token.moreComing
-            zoneList[i].isDeleted = token.isDeleted && zoneList[i].records.isEmpty
+    /// Adds `record`, replacing the record of the same name in its zone (a tombstone removes it).
+    public mutating func save(_ record: Record) throws {
+        makeUnique()
+        let zone = storage.index(of: record.zoneID ?? .default)
+        let table = storage.zones[zone].table
+        if record.isDeleted {
+            var name = record.recordName
+            name.withUTF8 { bytes in
+                let bytes = UnsafeRawBufferPointer(bytes)
+                if let old = table.remove(bytes, hash: RecordBlob.hash(of: bytes)) { table.allocator.release(old) }
+            }
+            return
         }
-        database = tokens.database
-        lastCheckpoint = tokens.lastCheckpoint
+        var out = JSONOutput(capacity: 1024)
+        RecordJSON.encode(record, into: &out)
+        let json = out.array
+        var scanner = RecordScanner()
+        let arena = BlobArena()
+        scanner.arena = arena
+        let scanned = json.withUnsafeBytes { text in
+            Result { () throws(RecordFormatError) -> ScannedRecord in
+                var s = JSONScanner(text)
+                return try scanner.scan(&s, in: text)
+            }
+        }
+        if case .saved(let blob, _) = try scanned.get(), let old = table.insert(table.allocator.copy(blob)) {
+            table.allocator.release(old)
+        }
+    }
+
+    /// Takes the zones' tokens and deletion marks, the database token and the last checkpoint
+    /// from `tokens`.
+    ///
+    /// - Throws: ``ChangeLogError`` (``ChangeLogError/Code/invalidTokens``) when `tokens` give a
+    ///   record count other than this state's: they belong to another state (for example one
+    ///   written by an interrupted run).
+    public mutating func apply(_ tokens: ReplayTokens, source: String? = nil) throws {
+        if let expected = tokens.recordCount, expected != recordCount {
+            throw ChangeLogError(.invalidTokens, "expected tokens for a state of \(recordCount) records, found tokens written "
+                                 + "for \(expected) records: the tokens file belongs to another state", source: source)
+        }
+        makeUnique()
+        for token in tokens.zones {
+            let i = storage.index(of: token.zoneID)
+            storage.zones[i].syncToken = token.syncToken
+            storage.zones[i].moreComing = token.moreComing
+            storage.zones[i].isDeleted = token.isDeleted && storage.zones[i].table.count == 0
+        }
+        storage.database = tokens.database
+        storage.lastCheckpoint = tokens.lastCheckpoint
     }
 
     /// The number of live records.
-    public var recordCount: Int { zoneList.reduce(0) { $0 + $1.records.count } }
+    public var recordCount: Int { storage.zones.reduce(0) { $0 + $1.table.count } }
 
     /// The zones that exist (not deleted), in output order.
-    public var zoneIDs: [ZoneID] { sortedZones().compactMap { zoneList[$0].isDeleted ? nil : zoneList[$0].zoneID } }
+    public var zoneIDs: [ZoneID] { sortedZones().compactMap { storage.zones[$0].isDeleted ? nil : storage.zones[$0].zoneID } }
 
-    /// The tokens of this state, to store beside it.
+    /// The tokens of this state, to store beside it: every zone the history named.
     public var tokens: ReplayTokens {
         ReplayTokens(zones: sortedZones().map { i in
-            let zone = zoneList[i]
+            let zone = storage.zones[i]
             return .init(zoneID: zone.zoneID, syncToken: zone.syncToken, moreComing: zone.moreComing, isDeleted: zone.isDeleted)
-        }, database: database, lastCheckpoint: lastCheckpoint)
+        }, database: storage.database, lastCheckpoint: storage.lastCheckpoint, recordCount: recordCount)
     }
 
     /// Zone indices in output order.
-    func sortedZones() -> [Int] { zoneIndex.sorted { $0.key < $1.key }.map(\.value) }
+    func sortedZones() -> [Int] { storage.zoneIndex.sorted { $0.key < $1.key }.map(\.value) }
 
-    static func sortedNames(_ records: [String: StoredRecord]) -> [String] {
-        records.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    /// The records of a zone in `order`.
+    func orderedBlobs(_ zone: ZoneState, _ order: OutputOrder) -> [RecordBlob] {
+        let blobs = zone.table.sortedBlobs
+        guard order == .dependencies else { return blobs }
+        let zoneKey = ZoneKey(zone.zoneID)
+        let keys = blobs.map { ExactName($0.nameString) }
+        let targets = blobs.map { blob in
+            var names: [ExactName] = []
+            blob.forEachReference { reference in
+                if let other = reference.zone, ZoneKey(other.zoneID) != zoneKey { return }
+                names.append(ExactName(String(decoding: reference.name, as: UTF8.self)))
+            }
+            return names
+        }
+        return DependencyOrder.order(keys: keys, targets: targets).order.map { blobs[$0] }
     }
 
-    /// The compact JSON of every live record, in output order.
-    func forEachRecordJSON(_ body: (ZoneState, String, StoredRecord) throws -> Void) rethrows {
+    /// Calls `body` with every zone and live record, in `order`.
+    func forEachBlob(order: OutputOrder = .byName, _ body: (ZoneState, RecordBlob) throws -> Void) rethrows {
         for i in sortedZones() {
-            let zone = zoneList[i]
-            for name in Self.sortedNames(zone.records) { try body(zone, name, zone.records[name]!) }
+            let zone = storage.zones[i]
+            for blob in orderedBlobs(zone, order) { try body(zone, blob) }
         }
     }
 
     /// The record `name` in `zone`, decoded.
     public func record(named name: String, in zone: ZoneID = .default) throws -> Record? {
-        guard let i = zoneIndex[ZoneKey(zone)], let stored = zoneList[i].records[name] else { return nil }
-        return try Self.decode(stored.bytes)
+        guard let i = storage.zoneIndex[ZoneKey(zone)] else { return nil }
+        var name = name
+        let blob = name.withUTF8 { bytes in
+            storage.zones[i].table.find(UnsafeRawBufferPointer(bytes), hash: RecordBlob.hash(of: UnsafeRawBufferPointer(bytes)))
+        }
+        return try blob.map { try Self.decode($0.json) }
     }
 
-    /// Calls `body` with every live record, decoded, in output order.
-    public func forEachRecord(_ body: (Record) throws -> Void) throws {
-        try forEachRecordJSON { _, _, stored in try body(try Self.decode(stored.bytes)) }
+    /// Calls `body` with every live record, decoded, in `order`.
+    public func forEachRecord(order: OutputOrder = .byName, _ body: (Record) throws -> Void) throws {
+        try forEachBlob(order: order) { _, blob in try body(try Self.decode(blob.json)) }
     }
 
-    /// Every live record, decoded, in output order.
-    public func records() throws -> [Record] {
+    /// Every live record, decoded, in `order`.
+    public func records(order: OutputOrder = .byName) throws -> [Record] {
         var result: [Record] = []
-        try forEachRecord { result.append($0) }
+        try forEachRecord(order: order) { result.append($0) }
         return result
     }
 
-    /// Writes every live record as NDJSON onto `sink` in output order, then commits it (for an
-    /// `OutputFile`, the atomic rename: an interrupted write leaves no partial state).
-    public func write(to sink: ByteSink) throws {
-        var out = JSONOutput(capacity: 1 << 20)
-        try forEachRecordJSON { _, _, stored in
-            stored.bytes.withUnsafeBytes { out.append($0) }
-            out.append(0x0A)
-            if out.count >= 1 << 20 {
-                try sink.write(out.bytes)
-                out.removeAll()
-            }
+    /// Writes every live record through `writer`, in `order`, then finishes it (for files: the
+    /// atomic rename). An `NDJSONWriter` gets the records' JSON as held, without re-encoding.
+    public func write(to writer: any RecordWriter, order: OutputOrder = .byName) throws {
+        if let ndjson = writer as? NDJSONWriter {
+            try forEachBlob(order: order) { _, blob in try ndjson.write(encodedRecord: blob.json) }
+        } else {
+            try forEachRecord(order: order) { try writer.write($0) }
         }
-        try sink.write(out.bytes)
-        try sink.commit()
-    }
-
-    /// Writes every live record through `writer` (decoded, so any record writer works), then finishes it.
-    public func write(to writer: NDJSONWriter) throws {
-        try forEachRecord { try writer.write($0) }
         try writer.finish()
     }
 
-    /// Writes the state to `path` and its tokens to `<path>.tokens.json`, each atomically.
-    /// The tokens file is written after the state, so a tokens file never describes a state that
-    /// was not written.
-    public func write(toPath path: String) throws {
-        try write(to: try OutputFile(path: path))
-        try tokens.write(toPath: ReplayTokens.sidecarPath(for: path))
+    /// Writes the state as NDJSON to `path` and its tokens to `<path>.tokens.json`, each through a
+    /// temporary file renamed into place. An old tokens file is removed before the state is
+    /// renamed, so a run interrupted in between leaves no tokens that describe another state.
+    public func write(toPath path: String, order: OutputOrder = .byName) throws {
+        let sidecar = ReplayTokens.sidecarPath(for: path)
+        let tokensFile = try OutputFile(path: sidecar)
+        try tokensFile.write(tokens.json())
+        if FileSystem.exists(sidecar) { try FileSystem.remove(sidecar) }
+        try write(to: NDJSONWriter(sink: try OutputFile(path: path)), order: order)
+        try tokensFile.commit()
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> Record {
-        let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(RecordFormatError) -> Record in try RecordJSON.decodeRecord(buffer) }
-        }
-        return try result.get()
+    /// Decodes a record held as compact JSON.
+    static func decode(_ json: UnsafeRawBufferPointer) throws(RecordFormatError) -> Record {
+        try RecordJSON.decodeRecord(json)
     }
 }

@@ -4,8 +4,10 @@ import FerryRecords
 /// The change tokens that go with a replayed state, so a later run can continue from them.
 ///
 /// Stored beside the state as `<state>.tokens.json` (see ``sidecarPath(for:)``):
-/// `{"format":"ferry-replay-tokens","version":1,"lastCheckpoint":{…}?,"database":{…}?,
-/// "zones":[{"zoneID":{…},"syncToken":"…"?,"moreComing":false,"deleted":false}]}`.
+/// `{"format":"ferry-replay-tokens","version":1,"recordCount":N,"lastCheckpoint":{…}?,
+/// "database":{…}?,"zones":[{"zoneID":{…},"syncToken":"…"?,"moreComing":false,"deleted":false}]}`.
+/// `recordCount` is the number of records of the state they were written with, so tokens that
+/// belong to another state are noticed.
 public struct ReplayTokens: Sendable, Equatable {
     /// The latest token of one zone.
     public struct ZoneToken: Sendable, Equatable {
@@ -33,12 +35,16 @@ public struct ReplayTokens: Sendable, Equatable {
     public var database: ChangeEvent.Checkpoint?
     /// The last checkpoint applied: pass its token as `since` to continue.
     public var lastCheckpoint: ChangeEvent.Checkpoint?
+    /// The number of records of the state these tokens were written with, when known.
+    public var recordCount: Int?
 
     /// Creates tokens.
-    public init(zones: [ZoneToken] = [], database: ChangeEvent.Checkpoint? = nil, lastCheckpoint: ChangeEvent.Checkpoint? = nil) {
+    public init(zones: [ZoneToken] = [], database: ChangeEvent.Checkpoint? = nil, lastCheckpoint: ChangeEvent.Checkpoint? = nil,
+                recordCount: Int? = nil) {
         self.zones = zones
         self.database = database
         self.lastCheckpoint = lastCheckpoint
+        self.recordCount = recordCount
     }
 
     /// The latest token of `zone` (matched by name and owner).
@@ -54,6 +60,10 @@ public struct ReplayTokens: Sendable, Equatable {
     public func json() -> String {
         var out = JSONOutput(capacity: 1024)
         out.append("{\"format\":\"ferry-replay-tokens\",\"version\":1")
+        if let recordCount {
+            out.append(",\"recordCount\":")
+            out.appendInteger(Int64(recordCount))
+        }
         if let last = lastCheckpoint {
             out.append(",\"lastCheckpoint\":")
             Self.encode(last, into: &out)
@@ -106,18 +116,43 @@ public struct ReplayTokens: Sendable, Equatable {
             guard let token = value["syncToken"]?.stringValue else {
                 throw ChangeLogError(.invalidTokens, "expected a \"syncToken\" string in a checkpoint, found none")
             }
-            let zone = value["zoneID"].flatMap { ZoneID(changeLogJSON: $0) }
+            let zone = try value["zoneID"].map(Self.zone)
             return .init(zoneID: zone, syncToken: token, moreComing: value["moreComing"] == .bool(true))
+        }
+        if let count = value["recordCount"] {
+            guard let number = count.numberValue?.int64Value, number >= 0 else {
+                throw ChangeLogError(.invalidTokens, "expected a count of records for \"recordCount\", found \(count)")
+            }
+            recordCount = Int(number)
         }
         lastCheckpoint = try checkpoint(value["lastCheckpoint"])
         database = try checkpoint(value["database"])
         zones = []
         for entry in value["zones"]?.arrayValue ?? [] {
-            guard let zone = entry["zoneID"].flatMap({ ZoneID(changeLogJSON: $0) }) else {
+            guard let zoneValue = entry["zoneID"] else {
                 throw ChangeLogError(.invalidTokens, "expected a \"zoneID\" object in a zone entry, found none")
             }
+            let zone = try Self.zone(zoneValue)
             zones.append(ZoneToken(zoneID: zone, syncToken: entry["syncToken"]?.stringValue,
                                    moreComing: entry["moreComing"] == .bool(true), isDeleted: entry["deleted"] == .bool(true)))
+        }
+    }
+
+    /// A zone ID read exactly as record dictionaries' zone IDs are.
+    private static func zone(_ value: JSONValue) throws -> ZoneID {
+        var out = JSONOutput(capacity: 256)
+        out.appendValue(value)
+        let bytes = out.array
+        let result = bytes.withUnsafeBytes { text in
+            Result { () throws(RecordFormatError) -> ZoneID in
+                var s = JSONScanner(text)
+                return try s.decodeZoneID()
+            }
+        }
+        switch result {
+        case .success(let zone): return zone
+        case .failure(let error):
+            throw ChangeLogError(.invalidTokens, "expected a zone ID object: \(error.message)", underlying: error)
         }
     }
 

@@ -1,32 +1,39 @@
+import Dispatch
 import FerryIO
 import FerryRecords
 
 /// Rebuilds the state of every zone from a history of changes.
 ///
-/// A save replaces the record, a delete removes it, deleting or purging a zone removes its records;
-/// applying the same history twice gives the same state. See `Docs/ReplaySemantics.md`.
+/// A save replaces the record, a delete removes it, deleting or purging a zone removes its
+/// records; applying the same history twice gives the same state. Memory is proportional to the
+/// live state (plus one entry per checkpoint token, for the token-seen-twice check), not to the
+/// history. See `Docs/ReplaySemantics.md`.
 ///
 /// ```swift
 /// let replayer = Replayer(configuration: .init(until: "token-42"))
-/// try replayer.apply(historyFiles: ["history/"])
+/// try replayer.apply(try InputFile(path: "history.ndjson"))
 /// try replayer.finish()
 /// try replayer.state.write(toPath: "state.ndjson")   // and state.ndjson.tokens.json
+/// print(replayer.anomalies.summary)
 /// ```
 public final class Replayer {
     /// What to replay and which checks to run.
     public struct Configuration: Sendable {
         /// Stop right after the first checkpoint carrying this token (point-in-time restore).
         public var until: String?
-        /// Apply only what follows the first checkpoint carrying this token (on top of a base state).
+        /// Apply only what follows the first checkpoint carrying this token (on top of a base
+        /// state taken at that checkpoint).
         public var since: String?
-        /// Read through the history for its tokens only: record bodies are skipped structurally.
+        /// Read through the history for its tokens only: record bodies are skipped without being
+        /// validated, records are not applied.
         public var tokensOnly: Bool
         /// Apply CloudKit's DELETE_SELF rule: deleting a record deletes the records whose
-        /// `REFERENCE` fields point at it with action `DELETE_SELF`, recursively.
+        /// `REFERENCE` fields point at it with action `DELETE_SELF`, recursively (for histories
+        /// that lack the cascaded tombstones).
         public var cascade: Bool
-        /// Within each batch (the events between two checkpoints), apply saved parents and
-        /// referenced records before the records that point at them; cycles are reported.
-        /// Only the order seen by ``Replayer/onApply`` changes; the final state is the same.
+        /// Within each batch (consecutive saves, as a change response lists them), apply parents
+        /// and referenced records before the records that point at them; cycles are reported.
+        /// Only the order ``Replayer/onApply`` sees changes; the state is the same.
         public var ordersBatches: Bool
         /// At ``Replayer/finish()``, report parents and references that point at no live record.
         public var checksReferences: Bool
@@ -34,11 +41,15 @@ public final class Replayer {
         public var maximumListedAnomalies: Int
         /// How histories are read.
         public var reader: ChangeLogReader.Configuration
+        /// Threads decoding history lines while the replayer applies earlier ones; `nil` means one
+        /// per processor (at most 4), 0 decodes on the calling thread. The result is the same.
+        public var decodingThreads: Int?
 
         /// Creates a configuration.
         public init(until: String? = nil, since: String? = nil, tokensOnly: Bool = false, cascade: Bool = false,
                     ordersBatches: Bool = false, checksReferences: Bool = true, maximumListedAnomalies: Int = 10_000,
-                    reader: ChangeLogReader.Configuration = .init()) {
+                    reader: ChangeLogReader.Configuration = .init(), decodingThreads: Int? = nil) {
+            self.decodingThreads = decodingThreads
             self.until = until
             self.since = since
             self.tokensOnly = tokensOnly
@@ -52,14 +63,16 @@ public final class Replayer {
 
     private enum Phase { case skipping, applying, done }
 
+    /// A checkpoint's scope (zone index, or -1 for the database) and token.
     private struct ScopedToken: Hashable {
         var zone: Int
         var token: String
     }
 
-    private struct CascadeKey: Hashable {
+    /// A record of the state: its zone's index and its name.
+    private struct RecordKey: Hashable {
         var zone: Int
-        var name: String
+        var name: ExactName
     }
 
     /// The configuration.
@@ -68,28 +81,60 @@ public final class Replayer {
     public private(set) var state: ReplayState
     /// The anomalies so far.
     public private(set) var anomalies: AnomalyReport
-    /// Events read from histories (including those skipped before `since`).
+    /// Events read from histories, including those skipped before `since`.
     public private(set) var eventCount = 0
-    /// Events applied to the state.
+    /// Events applied to the state (cascaded deletes not counted).
     public private(set) var appliedCount = 0
-    /// Called with each change as it is applied, in applied order (dependency order within a batch
-    /// when ``Configuration/ordersBatches`` is set; cascaded deletes included).
+    /// Bytes read from histories so far (decompressed).
+    public var bytesRead: Int { finishedBytes + (currentBytes?() ?? 0) }
+    /// Called with each change as it is applied, in applied order (dependency order within a
+    /// batch when ``Configuration/ordersBatches`` is set; cascaded deletes included). Records are
+    /// decoded for it, which costs time: leave it `nil` when not needed.
     public var onApply: ((ChangeEvent) throws -> Void)?
+    /// Called every 65,536 events read (for progress reports).
+    public var onProgress: ((Replayer) -> Void)?
 
     private var phase: Phase
+    private var untilSeenBeforeSince = false
     private var seenTokens: Set<ScopedToken> = []
-    private var referrers: [CascadeKey: [String]] = [:]
-    private var batch: [RawEvent] = []
-    private var scanner = RecordScanner()
-    private var lastZone: ZoneID?
-    private var lastZoneIndex = -1
+    /// With ``Configuration/cascade``: the live records pointing at each record with DELETE_SELF.
+    private var referrers: [RecordKey: Set<RecordKey>] = [:]
+    /// With ``Configuration/ordersBatches``: the saves of the current batch (their blobs copied
+    /// into the state's allocator) and their positions in the history.
+    private var batch: [(blob: RecordBlob, zoneID: ZoneID, position: Int)] = []
+    /// The position in the history of the event being applied (anomalies name it).
+    private var currentEvent = 0
+    /// The zones seen last and their indices (histories touch few zones).
+    private var recentZones: [(zoneID: ZoneID, index: Int)] = []
+    /// Numbers the zones of saved records, for all the readers of this replayer.
+    private let zones = ZoneRegistry()
+    /// The state's index of each zone number (-1: not looked up yet).
+    private var zoneIndices: [Int] = []
+    private var currentBytes: (() -> Int)?
+    private var finishedBytes = 0
+    /// The storage of ``state``, made unique at every entry point.
+    private var storage: ReplayStorage
 
     /// Creates a replayer starting from `base` (an empty state by default).
     public init(configuration: Configuration = .init(), base: ReplayState = ReplayState()) {
         self.configuration = configuration
         state = base
+        state.makeUnique()
+        storage = state.storage
         anomalies = AnomalyReport(limit: configuration.maximumListedAnomalies)
         phase = configuration.since == nil ? .applying : .skipping
+        if configuration.cascade {
+            for (zone, zoneState) in storage.zones.enumerated() {
+                for blob in zoneState.table.allBlobs { index(blob, of: RecordKey(zone: zone, name: ExactName(blob.nameString))) }
+            }
+        }
+    }
+
+    /// Makes sure no copy of ``state`` handed out earlier sees what follows.
+    private func beginChanges() {
+        storage = ReplayStorage() // drop this reference so the uniqueness check counts only copies
+        state.makeUnique()
+        storage = state.storage
     }
 
     /// The tokens of the state so far.
@@ -98,40 +143,49 @@ public final class Replayer {
     /// Whether the `until` checkpoint was reached (later input is ignored).
     public var reachedUntil: Bool { phase == .done }
 
-    /// Whether the history had reached the `since` checkpoint (always true without `since`).
+    /// Whether the `since` checkpoint was reached (always true without `since`).
     public var reachedSince: Bool { phase != .skipping }
 
     // MARK: Input
 
-    /// Applies one history source: Ferry change-log lines or saved CloudKit change responses.
+    /// Applies one history source (decompressed): Ferry change-log lines or saved CloudKit change
+    /// responses. Does nothing once the `until` checkpoint was reached.
+    ///
+    /// - Throws: ``ChangeLogError`` naming the source, line and column of bad input; what the
+    ///   source or ``onApply`` throws.
     public func apply(_ source: ByteSource) throws {
         guard phase != .done else { return }
-        let reader = ChangeLogReader(source: source, configuration: configuration.reader)
-        reader.decoder.tokensOnly = configuration.tokensOnly
-        reader.decoder.collectReferences = configuration.cascade || configuration.ordersBatches
+        beginChanges()
+        var decoder = EventDecoder()
+        decoder.zones = zones
+        decoder.defaultZone = configuration.reader.defaultZone
+        decoder.maximumDepth = configuration.reader.maximumDepth
+        decoder.tokensOnly = configuration.tokensOnly
+        let threads = configuration.decodingThreads ?? ParallelEventReader.defaultThreads()
+        let reader: RawEventSource
+        if threads > 0 {
+            reader = ParallelEventReader(source: source, configuration: configuration.reader, decoder: decoder, threads: threads)
+        } else {
+            let sequential = ChangeLogReader(source: source, configuration: configuration.reader)
+            sequential.decoder = decoder
+            reader = sequential
+        }
+        currentBytes = { reader.bytesRead }
+        defer {
+            finishedBytes += reader.bytesRead
+            currentBytes = nil
+        }
         while phase != .done, let event = try reader.nextRaw() {
             try handle(event)
         }
     }
 
-    /// Applies history sources in order.
-    public func apply(history sources: [ByteSource]) throws {
-        for source in sources { try apply(source) }
-    }
-
-    /// Applies history files in order; a folder stands for its files in name order.
-    public func apply(historyFiles paths: [String]) throws {
-        for path in try Self.expandHistory(paths) {
-            guard phase != .done else { return }
-            try apply(try InputFile(path: path))
-        }
-    }
-
-    /// The files of a history: files as given, folders replaced by their files in name order.
+    /// The files of a history: files as given, folders replaced by the regular files in them in
+    /// name order (hidden files skipped).
     public static func expandHistory(_ paths: [String]) throws -> [String] {
         var files: [String] = []
         for path in paths {
-            if FileSystem.isDirectory(path) { files += try FileSystem.files(in: path) } else { files.append(path) }
+            if path != "-" && FileSystem.isDirectory(path) { files += try FileSystem.files(in: path) } else { files.append(path) }
         }
         return files
     }
@@ -139,6 +193,7 @@ public final class Replayer {
     /// Applies one event given as a value.
     public func apply(_ event: ChangeEvent) throws {
         guard phase != .done else { return }
+        beginChanges()
         switch event {
         case .zoneSaved(let zone): try handle(.zoneSaved(zone))
         case .zoneDeleted(let zone): try handle(.zoneDeleted(zone))
@@ -148,107 +203,159 @@ public final class Replayer {
         case .recordSaved(let record):
             var out = JSONOutput(capacity: 1024)
             RecordJSON.encode(record, into: &out)
-            let summary = try out.array.withUnsafeBytes { bytes in
-                var cursor = JSONCursor(bytes)
-                return try scanner.scan(&cursor, collectReferences: true)
+            let json = out.array
+            var scanner = RecordScanner()
+            let arena = BlobArena()
+            scanner.arena = arena
+            let scanned = json.withUnsafeBytes { text in
+                Result { () throws(RecordFormatError) -> ScannedRecord in
+                    var s = JSONScanner(text)
+                    return try scanner.scan(&s, in: text)
+                }
             }
-            try handle(.recordSaved(summary))
+            switch try scanned.get() {
+            case .saved(let blob, let zoneID): try handle(.recordSaved(blob, zone: zones.number(of: zoneID ?? .default)))
+            case .deleted(let name, let zoneID, let type): try handle(.recordDeleted(recordName: name, zoneID: zoneID ?? .default, recordType: type))
+            case .error(let name, let zoneID, let code, let reason):
+                try handle(.serverError(zoneID: zoneID, recordName: name, code: code, reason: reason))
+            }
         }
     }
 
     /// Ends the replay: applies a pending batch, checks references in the final state, and fails
-    /// when `since` or `until` named a token the history never reached.
+    /// when `since` or `until` named a token the history did not reach.
+    ///
+    /// - Throws: ``ChangeLogError`` (``ChangeLogError/Code/tokenNotFound``).
     public func finish() throws {
+        try finish(concurrentlyWith: nil)
+    }
+
+    /// Ends the replay as ``finish()`` does, running `work` with the final state (writing it,
+    /// typically) on the calling thread while the reference check runs on another. Both only read
+    /// the state. `work` runs only when the history reached `since` and `until`.
+    ///
+    /// - Throws: ``ChangeLogError`` (``ChangeLogError/Code/tokenNotFound``), or what `work` throws.
+    public func finish(concurrentlyWith work: ((ReplayState) throws -> Void)?) throws {
+        beginChanges()
         try flushBatch()
         if let since = configuration.since, phase == .skipping {
-            throw ChangeLogError(.tokenNotFound, "expected a checkpoint with token \"\(since)\" (--since), found none in the history")
+            throw ChangeLogError(.tokenNotFound, "expected a checkpoint with token \"\(since)\" (--since) in the history, found none")
         }
         if let until = configuration.until, phase != .done {
-            throw ChangeLogError(.tokenNotFound, "expected a checkpoint with token \"\(until)\" (--until), found none in the history")
+            let found = untilSeenBeforeSince ? "found it only before the --since checkpoint" : "found none"
+            throw ChangeLogError(.tokenNotFound, "expected a checkpoint with token \"\(until)\" (--until) in the history, \(found)")
         }
-        if configuration.checksReferences && !configuration.tokensOnly { try checkReferences() }
+        guard configuration.checksReferences && !configuration.tokensOnly else {
+            try work?(state)
+            return
+        }
+        // Sort every zone now, so that from here on the state is only read.
+        for zone in storage.zones { _ = zone.table.sortedBlobs }
+        let check = ReferenceCheck(storage: storage, zoneOrder: state.sortedZones(),
+                                   limit: max(0, anomalies.limit - anomalies.anomalies.count))
+        if let work {
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { check.run() }
+            let result = Result { try work(state) }
+            group.wait()
+            anomalies.merge(check.report)
+            try result.get()
+        } else {
+            check.run()
+            anomalies.merge(check.report)
+        }
     }
 
     // MARK: Applying
 
+    /// Handles one event; the event's blob is the replayer's from here on.
     private func handle(_ event: RawEvent) throws {
         eventCount += 1
+        if eventCount & 0xFFFF == 0, let onProgress { onProgress(self) }
         if phase == .skipping {
-            if case .checkpoint(let checkpoint) = event, checkpoint.syncToken == configuration.since { phase = .applying }
+            switch event {
+            case .checkpoint(let checkpoint):
+                if checkpoint.syncToken == configuration.until { untilSeenBeforeSince = true }
+                guard checkpoint.syncToken == configuration.since else { return }
+                // The base is the state at this checkpoint: take its token even if the base had none.
+                record(checkpoint)
+                phase = configuration.until == configuration.since ? .done : .applying
+            default:
+                break
+            }
             return
         }
         if configuration.ordersBatches {
-            if case .recordSaved = event {
-                batch.append(event)
+            if case .recordSaved(let blob, let zone) = event {
+                batch.append((storage.allocator.copy(blob), zones.zone(zone), eventCount))
                 return
             }
             try flushBatch()
         }
+        currentEvent = eventCount
         try applyNow(event)
     }
 
+    /// The state's index of the zone numbered `number` in ``zones``.
+    @inline(__always)
+    private func zoneIndex(number: Int) -> Int {
+        if number < zoneIndices.count, zoneIndices[number] >= 0 { return zoneIndices[number] }
+        let index = zoneIndex(zones.zone(number))
+        while zoneIndices.count <= number { zoneIndices.append(-1) }
+        zoneIndices[number] = index
+        return index
+    }
+
     private func zoneIndex(_ zone: ZoneID) -> Int {
-        if lastZoneIndex >= 0, let last = lastZone, last == zone { return lastZoneIndex }
-        lastZoneIndex = state.index(of: zone)
-        lastZone = zone
-        return lastZoneIndex
+        for (zoneID, index) in recentZones where Self.sameZone(zoneID, zone) { return index }
+        let index = storage.index(of: zone)
+        if recentZones.count >= 8 { recentZones.removeFirst() }
+        recentZones.append((zone, index))
+        return index
+    }
+
+    private static func sameZone(_ a: ZoneID, _ b: ZoneID) -> Bool {
+        guard ExactName.same(a.zoneName, b.zoneName) else { return false }
+        switch (a.ownerRecordName, b.ownerRecordName) {
+        case (nil, nil): return true
+        case (let x?, let y?): return ExactName.same(x, y)
+        default: return false
+        }
     }
 
     private func applyNow(_ event: RawEvent) throws {
         appliedCount += 1
         switch event {
-        case .recordSaved(let summary):
-            let zone = zoneIndex(summary.zoneID ?? .default)
-            if state.zoneList[zone].isDeleted {
-                anomalies.add(.init(kind: .eventForDeletedZone, zoneID: state.zoneList[zone].zoneID, recordName: summary.recordName,
-                                    detail: "a save of a record in a deleted zone; the zone is taken as re-created", eventIndex: eventCount))
-                state.zoneList[zone].isDeleted = false
-            }
-            let stored = StoredRecord(bytes: summary.bytes, changeTag: summary.changeTag, modifiedTimestamp: summary.modifiedTimestamp)
-            if let old = state.zoneList[zone].records.updateValue(stored, forKey: summary.recordName) {
-                if let tag = old.changeTag, tag == summary.changeTag {
-                    anomalies.add(.init(kind: .unchangedChangeTag, zoneID: state.zoneList[zone].zoneID, recordName: summary.recordName,
-                                        detail: "a re-save with the change tag \"\(tag)\" already held", eventIndex: eventCount))
-                }
-                if let before = old.modifiedTimestamp, let now = summary.modifiedTimestamp, now < before {
-                    anomalies.add(.init(kind: .modificationTimeWentBackwards, zoneID: state.zoneList[zone].zoneID, recordName: summary.recordName,
-                                        detail: "modified.timestamp went from \(before) back to \(now)", eventIndex: eventCount))
-                }
-            }
-            if configuration.cascade {
-                for reference in summary.references where reference.deletesSelf && !reference.isParent {
-                    let target = reference.zoneID.map(zoneIndex) ?? zone
-                    referrers[CascadeKey(zone: target, name: reference.recordName), default: []].append(summary.recordName)
-                }
-            }
-            if let onApply {
-                try onApply(.recordSaved(try ReplayState.decode(summary.bytes)))
-            }
+        case .recordSaved(let blob, let zone):
+            try save(storage.allocator.copy(blob), zone: zoneIndex(number: zone))
         case .recordDeleted(let name, let zoneID, let type):
             let zone = zoneIndex(zoneID)
-            if state.zoneList[zone].isDeleted {
-                anomalies.add(.init(kind: .eventForDeletedZone, zoneID: zoneID, recordName: name,
-                                    detail: "a delete of a record in a deleted zone", eventIndex: eventCount))
+            if storage.zones[zone].isDeleted {
+                anomaly(.eventForDeletedZone, zone: zone, record: name, "a delete of a record in a deleted zone; ignored")
                 return
             }
-            if state.zoneList[zone].records.removeValue(forKey: name) == nil {
-                anomalies.add(.init(kind: .unknownRecordDeleted, zoneID: zoneID, recordName: name,
-                                    detail: "a delete of a record the state does not hold", eventIndex: eventCount))
-            } else {
-                try onApply?(.recordDeleted(RecordID(recordName: name, zoneID: state.zoneList[zone].zoneID), recordType: type))
+            var utf8 = name
+            let removed = utf8.withUTF8 { bytes in
+                storage.zones[zone].table.remove(UnsafeRawBufferPointer(bytes), hash: RecordBlob.hash(of: UnsafeRawBufferPointer(bytes)))
             }
-            if configuration.cascade { try cascadeDelete(zone: zone, name: name) }
+            if let removed {
+                try self.removed(removed, zone: zone, recordType: type)
+            } else {
+                anomaly(.unknownRecordDeleted, zone: zone, record: name, "a delete of a record the state does not hold")
+            }
         case .zoneSaved(let zoneID):
             let zone = zoneIndex(zoneID)
-            state.zoneList[zone].isDeleted = false
-            if zoneID.zoneType != nil { state.zoneList[zone].zoneID = zoneID }
+            storage.zones[zone].isDeleted = false
+            if zoneID.zoneType != nil { storage.zones[zone].zoneID = zoneID }
             try onApply?(.zoneSaved(zoneID))
         case .zoneDeleted(let zoneID), .zonePurged(let zoneID):
             let zone = zoneIndex(zoneID)
-            state.zoneList[zone].records = [:]
-            state.zoneList[zone].isDeleted = true
+            storage.zones[zone].table.removeAll()
+            storage.zones[zone].isDeleted = true
+            storage.zones[zone].moreComing = false
+            if configuration.cascade { forgetReferrers(inZone: zone) }
             if case .zonePurged = event {
-                state.zoneList[zone].syncToken = nil
+                storage.zones[zone].syncToken = nil
                 try onApply?(.zonePurged(zoneID))
             } else {
                 try onApply?(.zoneDeleted(zoneID))
@@ -257,85 +364,164 @@ public final class Replayer {
             let zone = checkpoint.zoneID.map(zoneIndex) ?? -1
             if !seenTokens.insert(ScopedToken(zone: zone, token: checkpoint.syncToken)).inserted {
                 anomalies.add(.init(kind: .tokenSeenTwice, zoneID: checkpoint.zoneID, syncToken: checkpoint.syncToken,
-                                    detail: "a checkpoint with a token already seen for this \(zone < 0 ? "database" : "zone")", eventIndex: eventCount))
+                                    detail: "a checkpoint with a token already seen for this \(zone < 0 ? "database" : "zone")",
+                                    eventIndex: currentEvent))
             }
-            if zone >= 0 {
-                state.zoneList[zone].syncToken = checkpoint.syncToken
-                state.zoneList[zone].moreComing = checkpoint.moreComing
-            } else {
-                state.database = checkpoint
+            if zone >= 0 && storage.zones[zone].isDeleted {
+                anomalies.add(.init(kind: .eventForDeletedZone, zoneID: checkpoint.zoneID, syncToken: checkpoint.syncToken,
+                                    detail: "a checkpoint for a deleted zone", eventIndex: currentEvent))
             }
-            state.lastCheckpoint = checkpoint
+            record(checkpoint)
             try onApply?(.checkpoint(checkpoint))
             if checkpoint.syncToken == configuration.until { phase = .done }
-        case .zoneError(let zoneID, let code, let reason):
-            anomalies.add(.init(kind: .zoneError, zoneID: zoneID, detail: "\(code)\(reason.map { ": " + $0 } ?? "")", eventIndex: eventCount))
+        case .serverError(let zoneID, let name, let code, let reason):
+            anomalies.add(.init(kind: .serverError, zoneID: zoneID, recordName: name,
+                                detail: "an error entry: \(code)\(reason.map { ": " + $0 } ?? "")", eventIndex: currentEvent))
         }
     }
 
-    /// Deletes, recursively, the records that point at (`zone`, `name`) with DELETE_SELF.
-    private func cascadeDelete(zone: Int, name: String) throws {
-        var work = [CascadeKey(zone: zone, name: name)]
+    /// Takes a checkpoint's token into the state.
+    private func record(_ checkpoint: ChangeEvent.Checkpoint) {
+        if let zoneID = checkpoint.zoneID {
+            let zone = zoneIndex(zoneID)
+            storage.zones[zone].syncToken = checkpoint.syncToken
+            storage.zones[zone].moreComing = checkpoint.moreComing
+        } else {
+            storage.database = checkpoint
+        }
+        storage.lastCheckpoint = checkpoint
+    }
+
+    /// Stores a blob the state's allocator owns.
+    private func save(_ blob: RecordBlob, zone: Int) throws {
+        if storage.zones[zone].isDeleted {
+            anomaly(.eventForDeletedZone, zone: zone, record: blob.nameString,
+                    "a save of a record in a deleted zone; the zone is taken as re-created")
+            storage.zones[zone].isDeleted = false
+        }
+        if let old = storage.zones[zone].table.insert(blob) {
+            if let tag = old.tag, let new = blob.tag, tag.elementsEqual(new) {
+                anomaly(.unchangedChangeTag, zone: zone, record: blob.nameString,
+                        "a re-save with the change tag \"\(String(decoding: tag, as: UTF8.self))\" the state already holds")
+            }
+            if let before = old.modified, let now = blob.modified, now < before {
+                anomaly(.modificationTimeWentBackwards, zone: zone, record: blob.nameString,
+                        "modified.timestamp went from \(before) back to \(now)")
+            }
+            if configuration.cascade { unindex(old, of: RecordKey(zone: zone, name: ExactName(old.nameString))) }
+            storage.allocator.release(old)
+        }
+        if configuration.cascade { index(blob, of: RecordKey(zone: zone, name: ExactName(blob.nameString))) }
+        if let onApply { try onApply(.recordSaved(try ReplayState.decode(blob.json))) }
+    }
+
+    /// After a record left the state (its blob now the caller's): frees it, tells ``onApply``, and
+    /// with cascade deletes what pointed at it.
+    private func removed(_ blob: RecordBlob, zone: Int, recordType: String?) throws {
+        let key = RecordKey(zone: zone, name: ExactName(blob.nameString))
+        if configuration.cascade { unindex(blob, of: key) }
+        storage.allocator.release(blob)
+        try onApply?(.recordDeleted(RecordID(recordName: key.name.string, zoneID: storage.zones[zone].zoneID), recordType: recordType))
+        guard configuration.cascade else { return }
+        var work = [key]
         while let target = work.popLast() {
-            guard let names = referrers.removeValue(forKey: target) else { continue }
-            for referrer in names {
-                // The index may be stale: check the referrer still points at the target.
-                guard let stored = state.zoneList[target.zone].records[referrer],
-                      try stillDeletesSelf(stored.bytes, target: target) else { continue }
-                state.zoneList[target.zone].records.removeValue(forKey: referrer)
-                try onApply?(.recordDeleted(RecordID(recordName: referrer, zoneID: state.zoneList[target.zone].zoneID), recordType: nil))
-                work.append(CascadeKey(zone: target.zone, name: referrer))
+            guard let dependents = referrers.removeValue(forKey: target) else { continue }
+            for dependent in dependents.sorted(by: { $0.name < $1.name }) {
+                var name = dependent.name.string
+                let gone = name.withUTF8 { bytes in
+                    storage.zones[dependent.zone].table.remove(UnsafeRawBufferPointer(bytes), hash: RecordBlob.hash(of: UnsafeRawBufferPointer(bytes)))
+                }
+                guard let gone else { continue }
+                unindex(gone, of: dependent)
+                storage.allocator.release(gone)
+                try onApply?(.recordDeleted(RecordID(recordName: dependent.name.string, zoneID: storage.zones[dependent.zone].zoneID),
+                                            recordType: nil))
+                work.append(dependent)
             }
         }
     }
 
-    private func stillDeletesSelf(_ bytes: [UInt8], target: CascadeKey) throws -> Bool {
-        let summary = try bytes.withUnsafeBytes { buffer in
-            var cursor = JSONCursor(buffer)
-            return try scanner.scan(&cursor, collectReferences: true)
+    // MARK: Cascade index
+
+    private func cascadeTargets(of blob: RecordBlob, from key: RecordKey) -> [RecordKey] {
+        var targets: [RecordKey] = []
+        blob.forEachReference { reference in
+            guard reference.deletesSelf && !reference.isParent else { return }
+            let zone = reference.zone.map { zoneIndex($0.zoneID) } ?? key.zone
+            let target = RecordKey(zone: zone, name: ExactName(String(decoding: reference.name, as: UTF8.self)))
+            if target != key { targets.append(target) }
         }
-        return summary.references.contains { reference in
-            reference.deletesSelf && !reference.isParent && reference.recordName == target.name
-                && (reference.zoneID.map { state.zoneIndex[ZoneKey($0)] == target.zone } ?? true)
+        return targets
+    }
+
+    private func index(_ blob: RecordBlob, of key: RecordKey) {
+        for target in cascadeTargets(of: blob, from: key) { referrers[target, default: []].insert(key) }
+    }
+
+    private func unindex(_ blob: RecordBlob, of key: RecordKey) {
+        for target in cascadeTargets(of: blob, from: key) {
+            referrers[target]?.remove(key)
+            if referrers[target]?.isEmpty == true { referrers[target] = nil }
         }
     }
+
+    private func forgetReferrers(inZone zone: Int) {
+        var kept: [RecordKey: Set<RecordKey>] = [:]
+        for (target, dependents) in referrers where target.zone != zone {
+            let rest = dependents.filter { $0.zone != zone }
+            if !rest.isEmpty { kept[target] = rest }
+        }
+        referrers = kept
+    }
+
+    // MARK: Batches and checks
 
     /// Applies the buffered saves of a batch, parents and referenced records first.
     private func flushBatch() throws {
         guard !batch.isEmpty else { return }
-        let events = batch
+        let saves = batch
         batch.removeAll()
-        let summaries = events.map { event -> RecordSummary in
-            if case .recordSaved(let summary) = event { return summary }
-            preconditionFailure("only saves are batched")
+        let keys = saves.map { ReferenceTarget(zone: ZoneKey($0.zoneID), name: ExactName($0.blob.nameString)) }
+        let targets = saves.map { save in
+            var names: [ReferenceTarget] = []
+            save.blob.forEachReference { reference in
+                names.append(ReferenceTarget(zone: ZoneKey(reference.zone?.zoneID ?? save.zoneID),
+                                             name: ExactName(String(decoding: reference.name, as: UTF8.self))))
+            }
+            return names
         }
-        let (order, cyclic) = DependencyOrder.order(summaries)
+        let (order, cyclic) = DependencyOrder.order(keys: keys, targets: targets)
         for index in cyclic {
-            anomalies.add(.init(kind: .referenceCycle, zoneID: summaries[index].zoneID, recordName: summaries[index].recordName,
-                                detail: "the record is part of a reference cycle within its batch; applied in history order",
-                                eventIndex: eventCount))
+            anomalies.add(.init(kind: .referenceCycle, zoneID: saves[index].zoneID, recordName: saves[index].blob.nameString,
+                                detail: "the record is on a reference cycle within its batch; the cycle is applied in history order",
+                                eventIndex: saves[index].position))
         }
-        for index in order { try applyNow(events[index]) }
+        var next = 0
+        defer { for k in next..<order.count { storage.allocator.release(saves[order[k]].blob) } } // not applied: a failure
+        while next < order.count {
+            let save = saves[order[next]]
+            next += 1
+            currentEvent = save.position
+            appliedCount += 1
+            try self.save(save.blob, zone: zoneIndex(save.zoneID))
+        }
     }
 
-    /// Reports parents and references in the final state that point at no live record.
-    private func checkReferences() throws {
-        var found: [ReplayAnomaly] = []
-        try state.forEachRecordJSON { zone, name, stored in
-            let summary = try stored.bytes.withUnsafeBytes { buffer in
-                var cursor = JSONCursor(buffer)
-                return try scanner.scan(&cursor, collectReferences: true)
-            }
-            for reference in summary.references {
-                let target = reference.zoneID ?? zone.zoneID
-                guard let index = state.zoneIndex[ZoneKey(target)], state.zoneList[index].records[reference.recordName] != nil else {
-                    let what = reference.isParent ? "parent" : "field \"\(reference.field ?? "")\""
-                    found.append(.init(kind: reference.isParent ? .danglingParent : .danglingReference, zoneID: zone.zoneID, recordName: name,
-                                       detail: "\(what) points at \"\(reference.recordName)\", which the final state does not hold"))
-                    continue
-                }
-            }
+    private func anomaly(_ kind: ReplayAnomaly.Kind, zone: Int, record name: @autoclosure () -> String, _ detail: @autoclosure () -> String) {
+        guard !anomalies.isFull else {
+            anomalies.count(kind)
+            return
         }
-        for anomaly in found { anomalies.add(anomaly) }
+        anomalies.add(.init(kind: kind, zoneID: storage.zones[zone].zoneID, recordName: name(), detail: detail(), eventIndex: currentEvent))
     }
+
+    deinit {
+        for save in batch { storage.allocator.release(save.blob) }
+    }
+}
+
+/// A record a reference points at: zone and name, compared by bytes.
+private struct ReferenceTarget: Hashable {
+    var zone: ZoneKey
+    var name: ExactName
 }

@@ -26,15 +26,21 @@ public final class TemporaryFiles: @unchecked Sendable {
         table.initialize(repeating: nil, count: Self.capacity)
     }
 
-    /// Installs the signal handlers (once). Called by the CLI at start-up.
+    /// Installs the signal handlers (once) and unblocks those signals for the calling thread, so
+    /// a process started with them blocked (children inherit the mask of the thread that spawned
+    /// them) still cleans up when interrupted. Called by the CLI at start-up, on the main thread.
     public static func installSignalHandlers() {
         _ = installed
     }
 
     private static let installed: Bool = {
+        var handled = sigset_t()
+        sigemptyset(&handled)
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
             _ = Glibc_signal(signal)
+            sigaddset(&handled, signal)
         }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         return true
     }()
 

@@ -29,6 +29,15 @@ public final class NDJSONWriter: RecordWriter {
         if output.count >= flushThreshold { try flush() }
     }
 
+    /// Writes one record given as its compact JSON (one line, no newline), byte for byte: for
+    /// callers that hold records already encoded.
+    package func write(encodedRecord bytes: UnsafeRawBufferPointer) throws {
+        output.append(bytes)
+        output.append(0x0A)
+        recordCount += 1
+        if output.count >= flushThreshold { try flush() }
+    }
+
     /// Hands everything buffered to the sink (without committing it), so others may write to
     /// the sink next.
     public func flush() throws {

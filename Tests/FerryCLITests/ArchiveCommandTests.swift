@@ -176,16 +176,6 @@ struct ArchiveCommandTests {
     }
 }
 
-/// The path of the built `ferry` binary.
-func ferryBinary() throws -> String {
-    let root = samplesDirectory().replacingOccurrences(of: "/Samples", with: "")
-    let candidates = [root + "/.build/debug/ferry", root + "/.build/release/ferry"]
-    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw CommandFailure(message: "ferry binary not built at \(candidates)")
-    }
-    return binary
-}
-
 /// Runs `command` with /bin/sh, returning exit code, stdout and stderr.
 func runShell(_ command: String, environment: [String: String] = [:]) throws -> (Int32, String, String) {
     let process = Process()

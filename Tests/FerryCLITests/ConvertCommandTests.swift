@@ -23,6 +23,16 @@ func write(_ text: String, to path: String) throws {
     try text.write(toFile: path, atomically: false, encoding: .utf8)
 }
 
+/// The built `ferry` executable (debug, else release).
+func ferryBinary() throws -> String {
+    let root = samplesDirectory().replacingOccurrences(of: "/Samples", with: "")
+    let candidates = [root + "/.build/debug/ferry", root + "/.build/release/ferry"]
+    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw CommandFailure(message: "ferry binary not built at \(candidates)")
+    }
+    return binary
+}
+
 /// Runs the built `ferry` binary with standard input, returning exit code, stdout and stderr.
 func runBinary(_ arguments: [String], stdin: String = "") throws -> (Int32, String, String) {
     let binary = try ferryBinary()

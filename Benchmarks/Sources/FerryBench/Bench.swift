@@ -38,12 +38,14 @@ import Darwin
     }
 
     /// Runs `command` RUNS times (a shell command line when `shell`), records and prints the
-    /// median. Returns `nil` (and says so) when a run fails.
+    /// median. Returns `nil` (and says so) when a run fails. The files in `removing` are deleted
+    /// after each run, untimed, so every run writes its outputs afresh (as run_peers.sh does).
     @discardableResult
     static func measure(_ task: String, _ tool: String, bytes: Int, units: Int = 0, _ command: [String],
-                        shell: Bool = false) -> Measurement? {
+                        shell: Bool = false, removing outputs: [String] = []) -> Measurement? {
         var samples: [Runner.Result] = []
-        for _ in 0..<runs {
+        for run in 0..<runs {
+            if run > 0 { for path in outputs { unlink(path) } }
             let result = shell ? Runner.run(["/bin/sh", "-c", command.joined(separator: " ")]) : Runner.run(command)
             if result.status != 0 {
                 print("  \(tool): exit \(result.status) — not counted")

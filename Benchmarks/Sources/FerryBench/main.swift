@@ -22,6 +22,7 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("compress", compressTask),
     ("decompress", decompressTask),
     ("xml", xmlTask),
+    ("replay", replayTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

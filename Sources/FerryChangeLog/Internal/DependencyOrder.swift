@@ -1,53 +1,75 @@
-import FerryRecords
-
-/// Orders the saves of one batch so parents and referenced records come before the records that
-/// point at them; records in a cycle keep their history order and are reported.
+/// Orders records so the records they point at (parents, references) come first, and finds the
+/// records whose references form cycles.
 enum DependencyOrder {
-    /// Returns the indices of `saves` in dependency order, and the indices that were in cycles.
-    static func order(_ saves: [RecordSummary]) -> (order: [Int], cyclic: [Int]) {
-        struct Key: Hashable {
-            var zone: ZoneKey
-            var name: String
-        }
+    /// Returns the indices of the nodes in dependency order, and the indices of the nodes that lie
+    /// on reference cycles (or on paths between cycles), in index order.
+    ///
+    /// Node `i` is the record `keys[i]` and points at the records `targets[i]`; targets that are no
+    /// node are ignored. Several nodes with one key (one record saved twice) keep their order.
+    /// Among nodes free to go, the one with the lowest index goes first, so unrelated nodes keep
+    /// their order; when only cycles are left, the lowest-index node on one goes next.
+    static func order<Key: Hashable>(keys: [Key], targets: [[Key]]) -> (order: [Int], cyclic: [Int]) {
+        let n = keys.count
         var positions: [Key: [Int]] = [:]
-        for (i, save) in saves.enumerated() {
-            positions[Key(zone: ZoneKey(save.zoneID ?? .default), name: save.recordName), default: []].append(i)
-        }
-        var successors = [[Int]](repeating: [], count: saves.count)
-        var incoming = [Int](repeating: 0, count: saves.count)
+        for (i, key) in keys.enumerated() { positions[key, default: []].append(i) }
+        var successors = [[Int]](repeating: [], count: n)
+        var predecessors = [[Int]](repeating: [], count: n)
         func edge(_ from: Int, _ to: Int) {
             successors[from].append(to)
-            incoming[to] += 1
+            predecessors[to].append(from)
         }
         for list in positions.values where list.count > 1 {
             for k in 1..<list.count { edge(list[k - 1], list[k]) }
         }
-        for (i, save) in saves.enumerated() {
-            let zone = save.zoneID ?? .default
-            var targets: Set<Int> = []
-            for reference in save.references {
-                let key = Key(zone: ZoneKey(reference.zoneID ?? zone), name: reference.recordName)
-                for j in positions[key] ?? [] where j != i && !targets.contains(j) {
-                    targets.insert(j)
-                    edge(j, i)
+        for i in keys.indices {
+            var seen: Set<Int> = []
+            for target in targets[i] {
+                for j in positions[target] ?? [] where j != i && seen.insert(j).inserted { edge(j, i) }
+            }
+        }
+        var incoming = predecessors.map(\.count)
+        var order: [Int] = []
+        order.reserveCapacity(n)
+        var ready = Heap()
+        for i in keys.indices where incoming[i] == 0 { ready.push(i) }
+        func drain() {
+            while let i = ready.pop() {
+                order.append(i)
+                for j in successors[i] {
+                    incoming[j] -= 1
+                    if incoming[j] == 0 { ready.push(j) }
                 }
             }
         }
-        // Kahn's algorithm, always taking the earliest ready save so unrelated saves keep their order.
-        var ready = Heap()
-        for i in saves.indices where incoming[i] == 0 { ready.push(i) }
-        var order: [Int] = []
-        order.reserveCapacity(saves.count)
-        while let i = ready.pop() {
-            order.append(i)
-            for j in successors[i] {
-                incoming[j] -= 1
-                if incoming[j] == 0 { ready.push(j) }
+        drain()
+        guard order.count < n else { return (order, []) }
+
+        // What is left is blocked by cycles. Trim the nodes that lead to no other blocked node: the
+        // rest lie on cycles or between them.
+        var isBlocked = incoming.map { $0 > 0 }
+        var outgoing = [Int](repeating: 0, count: n)
+        var trim: [Int] = []
+        for i in keys.indices where isBlocked[i] {
+            outgoing[i] = successors[i].reduce(0) { $0 + (isBlocked[$1] ? 1 : 0) }
+            if outgoing[i] == 0 { trim.append(i) }
+        }
+        while let i = trim.popLast() {
+            isBlocked[i] = false
+            for p in predecessors[i] where isBlocked[p] {
+                outgoing[p] -= 1
+                if outgoing[p] == 0 { trim.append(p) }
             }
         }
-        guard order.count < saves.count else { return (order, []) }
-        let cyclic = saves.indices.filter { incoming[$0] > 0 }
-        return (order + cyclic, cyclic)
+        let cyclic = keys.indices.filter { isBlocked[$0] }
+        // Break the cycles one node at a time, lowest index first.
+        var next = 0
+        while order.count < n {
+            while incoming[cyclic[next]] <= 0 { next += 1 }
+            incoming[cyclic[next]] = 0
+            ready.push(cyclic[next])
+            drain()
+        }
+        return (order, cyclic)
     }
 
     /// A binary min-heap of indices.

@@ -1,245 +1,404 @@
 import FerryRecords
 
-/// An event as replay sees it: saved records stay compact JSON with a summary beside them.
-enum RawEvent {
-    case zoneSaved(ZoneID)
-    case zoneDeleted(ZoneID)
-    case zonePurged(ZoneID)
-    case recordSaved(RecordSummary)
-    case recordDeleted(recordName: String, zoneID: ZoneID, recordType: String?)
-    case checkpoint(ChangeEvent.Checkpoint)
-    /// A `changes/zone` entry that is an error (`serverErrorCode`).
-    case zoneError(zoneID: ZoneID?, code: String, reason: String?)
-}
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Turns one JSON document — a Ferry change event or a CloudKit change response — into events.
 ///
-/// The kind is detected from the keys: `event` is Ferry's format; `records` is a `records/changes`
-/// page; `zones` is `changes/zone` (entries with `records` or `syncToken`), `changes/database` or
-/// legacy `zones/changes` (entries that are zone IDs, `deleted`/`purged` marking tombstones).
+/// The kind is detected from the keys (see `Docs/ChangeLogFormat.md`): `event` is Ferry's format;
+/// `records` a `records/changes` page; `zones` a `changes/zone` response (entries with `records`)
+/// or a zone listing — `changes/database` (`syncToken`) or legacy `zones/changes`
+/// (`metaSyncToken`) — whose entries are zones, `deleted`/`purged` marking tombstones.
 struct EventDecoder {
     var scanner = RecordScanner()
-    /// Skip record bodies structurally; emit only zone events and checkpoints.
+    /// Numbers the zones of saved records.
+    var zones = ZoneRegistry()
+    /// The zones numbered last (histories touch few zones).
+    private var recentZones: [(zone: ZoneID, number: Int)] = []
+    /// Skip record bodies without validating them; emit only zone events and checkpoints.
     var tokensOnly = false
-    /// Collect references of saved records (cascade, ordering, dangling-reference checks).
-    var collectReferences = true
-    /// The zone of records that carry no `zoneID`, and of `records/changes` pages without records.
+    /// The zone of pages and records that name none (before any page named one).
     var defaultZone: ZoneID?
-    var maximumDepth = 512
+    /// Deepest nesting accepted.
+    var maximumDepth: Int {
+        get { scanner.maximumDepth }
+        set { scanner.maximumDepth = newValue }
+    }
+    /// The zone of the latest `records/changes` page, for later pages that name none.
+    var lastPageZone: ZoneID?
+    /// Whether a page of this decoder's set ``lastPageZone`` (rather than whoever set it before).
+    private var pageZoneIsOwn = false
+    /// Whether a page that names no zone took the zone of a page this decoder did not read
+    /// (``lastPageZone`` as it was given): decoding in parallel, such input is decoded again
+    /// once the earlier pages are known.
+    private(set) var usedGivenPageZone = false
 
-    mutating func decode(_ text: UnsafeRawBufferPointer, into out: inout [RawEvent]) throws(RecordFormatError) {
-        var c = JSONCursor(text, maximumDepth: maximumDepth)
-        c.validates = !tokensOnly
-        try c.beginObject("a change event or a CloudKit change response object")
-        var event: String?
+    private struct Members {
+        var event: JSONStringToken?
         var zoneID: ZoneID?
         var recordName: String?
         var recordType: String?
         var syncToken: String?
         var metaSyncToken: String?
         var moreComing = false
-        var recordsAt = -1
-        var zonesAt = -1
-        var savedRecord: RecordSummary?
-        var first = true
-        var keys: [String] = []
-        while try c.nextMember(&first) {
-            let key = try c.readKey()
-            c.skipWhitespace()
-            if c.current == UInt8(ascii: "n") {
-                try c.skipValue()
-                continue
-            }
-            if c.equals(key, "event") {
-                event = try c.readString("a string for \"event\"")
-            } else if c.equals(key, "record") {
-                if tokensOnly {
-                    try c.skipValue()
-                    savedRecord = RecordSummary(bytes: [], recordName: "", recordType: nil, zoneID: nil, changeTag: nil,
-                                                modifiedTimestamp: nil, isDeleted: false, references: [])
-                } else {
-                    savedRecord = try scanner.scan(&c, collectReferences: collectReferences)
-                }
-            } else if c.equals(key, "zoneID") {
-                zoneID = try scanner.readZone(&c)
-            } else if c.equals(key, "recordName") {
-                recordName = try c.readString("a string for \"recordName\"")
-            } else if c.equals(key, "recordType") {
-                recordType = try c.readString("a string for \"recordType\"")
-            } else if c.equals(key, "syncToken") {
-                syncToken = try c.readString("a string for \"syncToken\"")
-            } else if c.equals(key, "metaSyncToken") {
-                metaSyncToken = try c.readString("a string for \"metaSyncToken\"")
-            } else if c.equals(key, "moreComing") {
-                moreComing = try c.readBool()
-            } else if c.equals(key, "records") {
-                guard c.current == UInt8(ascii: "[") else { throw c.unexpected("an array for \"records\"") }
-                recordsAt = c.position
-                try c.skipValue()
-            } else if c.equals(key, "zones") {
-                guard c.current == UInt8(ascii: "[") else { throw c.unexpected("an array for \"zones\"") }
-                zonesAt = c.position
-                try c.skipValue()
-            } else {
-                if keys.count < 8 { keys.append(try c.string(key)) }
-                try c.skipValue()
-            }
-        }
-        try c.expectEnd()
-
-        if let event {
-            try emitFerryEvent(event, c: c, zoneID: zoneID, recordName: recordName, recordType: recordType,
-                               syncToken: syncToken, moreComing: moreComing, record: savedRecord, into: &out)
-            return
-        }
-        if recordsAt >= 0 {
-            var sub = c
-            sub.position = recordsAt
-            sub.depth = 0
-            let pageZone = try emitRecords(&sub, zone: zoneID ?? defaultZone, into: &out)
-            if let syncToken {
-                out.append(.checkpoint(.init(zoneID: pageZone ?? zoneID ?? defaultZone ?? .default, syncToken: syncToken, moreComing: moreComing)))
-            }
-            return
-        }
-        if zonesAt >= 0 {
-            var sub = c
-            sub.position = zonesAt
-            sub.depth = 0
-            try emitZones(&sub, into: &out)
-            if let token = syncToken ?? metaSyncToken {
-                out.append(.checkpoint(.init(zoneID: nil, syncToken: token, moreComing: moreComing)))
-            }
-            return
-        }
-        if let syncToken, recordName == nil {
-            out.append(.checkpoint(.init(zoneID: zoneID ?? defaultZone ?? .default, syncToken: syncToken, moreComing: moreComing)))
-            return
-        }
-        let found = recordName != nil ? "a record dictionary" : "an object with keys \(keys.map { "\"\($0)\"" }.joined(separator: ", "))"
-        throw c.failure(.wrongType, "expected a change event (\"event\") or a CloudKit change response (\"records\", \"zones\"), found \(found)", at: 0)
+        var record: ScannedRecord?
+        /// Whether `record` was skipped (tokens only).
+        var hasRecord = false
+        var records: JSONScanner?
+        var zones: JSONScanner?
     }
 
-    private func emitFerryEvent(_ event: String, c: JSONCursor, zoneID: ZoneID?, recordName: String?, recordType: String?,
-                                syncToken: String?, moreComing: Bool, record: RecordSummary?,
-                                into out: inout [RawEvent]) throws(RecordFormatError) {
+    /// Starts a block of lines decoded on its own: `pageZone` is the zone of the page before it,
+    /// when known.
+    mutating func startBlock(pageZone: ZoneID?) {
+        lastPageZone = pageZone
+        pageZoneIsOwn = false
+        usedGivenPageZone = false
+    }
+
+    /// The zone of the latest page of this block, if it had one.
+    var ownPageZone: ZoneID? { pageZoneIsOwn ? lastPageZone : nil }
+
+    /// Decodes one line: a document, or a JSON array of documents, appending their events to `out`.
+    /// Error offsets are within `text`.
+    mutating func decodeLine(_ text: UnsafeRawBufferPointer, into out: EventBuffer) throws(RecordFormatError) {
+        var s = JSONScanner(text, maximumDepth: maximumDepth)
+        s.skipWhitespace()
+        guard s.current == UInt8(ascii: "[") else {
+            try decode(text, into: out)
+            return
+        }
+        try s.beginArray()
+        var ranges: [Range<Int>] = []
+        var first = true
+        while try s.nextElement(&first) {
+            s.skipWhitespace()
+            let start = s.position
+            try s.skipValueStructure()
+            ranges.append(start..<s.position)
+        }
+        try s.expectEnd()
+        for range in ranges {
+            do throws(RecordFormatError) {
+                try decode(UnsafeRawBufferPointer(rebasing: text[range]), into: out)
+            } catch {
+                var shifted = error
+                shifted.byteOffset += range.lowerBound
+                throw shifted
+            }
+        }
+    }
+
+    /// Decodes the document `text` (one JSON object) and appends its events to `out`.
+    mutating func decode(_ text: UnsafeRawBufferPointer, into out: EventBuffer) throws(RecordFormatError) {
+        if tokensOnly && Self.isRecordEvent(text) { return }
+        if fastFerryEvent(text, into: out) { return }
+        var s = JSONScanner(text, maximumDepth: maximumDepth)
+        try s.beginObject("a change event or a CloudKit change response (an object)")
+        var m = Members()
+        let mark = scanner.scratch.mark
+        defer { scanner.scratch.forget(from: mark) }
+        var otherKeys: [String] = []
+        var first = true
+        while try s.nextMember(&first) {
+            let key = try s.readKey(recordingIn: &scanner.scratch, from: mark)
+            s.skipWhitespace()
+            if s.current == UInt8(ascii: "n") {
+                try s.skipValue(scratch: &scanner.scratch)
+            } else if s.equals(key, "event") {
+                guard s.current == UInt8(ascii: "\"") else { throw s.unexpected("a string for \"event\"") }
+                m.event = try s.readStringToken()
+            } else if s.equals(key, "record") {
+                m.hasRecord = true
+                if tokensOnly {
+                    try s.skipValueStructure()
+                } else {
+                    m.record = try scanner.scan(&s, in: text, insertingZone: defaultZone)
+                }
+            } else if s.equals(key, "zoneID") {
+                m.zoneID = try scanner.readZone(&s, in: text)
+            } else if s.equals(key, "recordName") {
+                m.recordName = try s.readString(for: "recordName")
+            } else if s.equals(key, "recordType") {
+                m.recordType = try s.readString(for: "recordType")
+            } else if s.equals(key, "syncToken") {
+                m.syncToken = try s.readString(for: "syncToken")
+            } else if s.equals(key, "metaSyncToken") {
+                m.metaSyncToken = try s.readString(for: "metaSyncToken")
+            } else if s.equals(key, "moreComing") {
+                m.moreComing = try readBool(&s, "moreComing")
+            } else if s.equals(key, "records") || s.equals(key, "zones") {
+                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"\(try s.string(key))\"") }
+                if s.equals(key, "records") { m.records = s } else { m.zones = s }
+                try s.skipValueStructure() // validated when its entries are read below
+            } else {
+                if otherKeys.count < 6 { otherKeys.append(try s.string(key)) }
+                try s.skipValue(scratch: &scanner.scratch)
+            }
+        }
+        try s.expectEnd()
+
+        if let event = m.event {
+            try emitFerryEvent(event, &m, s, into: out)
+        } else if var records = m.records {
+            try emitPage(&records, m, text, into: out)
+        } else if var zones = m.zones {
+            try emitZones(&zones, text, isListing: m.syncToken != nil || m.metaSyncToken != nil, into: out)
+            if let token = m.syncToken ?? m.metaSyncToken {
+                out.append(.checkpoint(.init(zoneID: nil, syncToken: token, moreComing: m.moreComing)))
+            }
+        } else {
+            let found = m.recordName != nil ? "a record dictionary"
+                : otherKeys.isEmpty ? "an object without those keys" : "an object with keys " + otherKeys.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw s.error(.wrongType, "expected a change event (\"event\") or a CloudKit change response (\"records\" or \"zones\"), found \(found)", at: 0)
+        }
+    }
+
+    /// The number of a zone in ``zones``.
+    private mutating func number(of zone: ZoneID) -> Int {
+        for entry in recentZones where ExactName.same(entry.zone.zoneName, zone.zoneName)
+            && (entry.zone.ownerRecordName == nil) == (zone.ownerRecordName == nil)
+            && ExactName.same(entry.zone.ownerRecordName ?? "", zone.ownerRecordName ?? "") {
+            return entry.number
+        }
+        let number = zones.number(of: zone)
+        if recentZones.count >= 8 { recentZones.removeFirst() }
+        recentZones.append((zone, number))
+        return number
+    }
+
+    /// Whether a line starts as Ferry's writer starts record events: read without a look at the
+    /// record when only tokens matter.
+    private static func isRecordEvent(_ text: UnsafeRawBufferPointer) -> Bool {
+        let saved: StaticString = "{\"event\":\"recordSaved\","
+        let deleted: StaticString = "{\"event\":\"recordDeleted\","
+        for prefix in [saved, deleted] where text.count >= prefix.utf8CodeUnitCount
+            && memcmp(text.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0 {
+            return true
+        }
+        return false
+    }
+
+    /// A Ferry change event read by ``FastScanner``; `false` (nothing appended) when it gave up.
+    private mutating func fastFerryEvent(_ text: UnsafeRawBufferPointer, into out: EventBuffer) -> Bool {
+        guard !tokensOnly else { return false }
+        var f = FastScanner(text, at: 0, maximumDepth: maximumDepth - 8, keys: scanner.keyStack)
+        var event: Range<Int>?
+        var record: ScannedRecord?
+        var zone: Range<Int>?
+        var name: Range<Int>?
+        var type: Range<Int>?
+        var token: Range<Int>?
+        var moreComing = false
+        func plainString(_ f: inout FastScanner) throws(FastScanner.Bail) -> Range<Int> {
+            let value = try f.string()
+            guard value.isPlain else { throw FastScanner.Bail() }
+            return value.range
+        }
+        do throws(FastScanner.Bail) {
+            try f.object { f, key throws(FastScanner.Bail) in
+                switch key.count {
+                case 5 where f.equals(key, "event"): event = try plainString(&f)
+                case 6 where f.equals(key, "record"):
+                    f.skipWhitespace()
+                    guard let scanned = scanner.fastScan(text, at: f.position, insertingZone: defaultZone) else { throw FastScanner.Bail() }
+                    record = scanned.scanned
+                    f.position = scanned.end
+                case 6 where f.equals(key, "zoneID"):
+                    f.skipWhitespace()
+                    let start = f.position
+                    guard f.current == UInt8(ascii: "{") else { throw FastScanner.Bail() }
+                    try f.skipValue()
+                    zone = start..<f.position
+                case 10 where f.equals(key, "recordName"): name = try plainString(&f)
+                case 10 where f.equals(key, "recordType"): type = try plainString(&f)
+                case 9 where f.equals(key, "syncToken"): token = try plainString(&f)
+                case 10 where f.equals(key, "moreComing"): moreComing = try f.bool()
+                default: throw FastScanner.Bail()
+                }
+            }
+            f.skipWhitespace()
+            guard f.position == text.count, let event else { throw FastScanner.Bail() }
+            func string(_ range: Range<Int>?) -> String? {
+                range.map { String(decoding: UnsafeRawBufferPointer(rebasing: text[$0]), as: UTF8.self) }
+            }
+            var zoneID: ZoneID?
+            if let zone {
+                guard let cached = scanner.cachedZone(text, zone) else { throw FastScanner.Bail() }
+                zoneID = cached
+            }
+            if f.equals(event, "recordSaved"), let scanned = record, zone == nil, name == nil, token == nil {
+                record = nil
+                emit(scanned, zone: defaultZone ?? .default, into: out)
+            } else if f.equals(event, "recordDeleted"), record == nil, token == nil, let name {
+                out.append(.recordDeleted(recordName: string(name)!, zoneID: zoneID ?? defaultZone ?? .default, recordType: string(type)))
+            } else if f.equals(event, "checkpoint"), record == nil, name == nil, let token {
+                out.append(.checkpoint(.init(zoneID: zoneID, syncToken: string(token)!, moreComing: moreComing)))
+            } else {
+                throw FastScanner.Bail() // zone events and anything unusual: the careful path
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private func readBool(_ s: inout JSONScanner, _ key: String) throws(RecordFormatError) -> Bool {
+        guard s.current == UInt8(ascii: "t") || s.current == UInt8(ascii: "f") else {
+            throw s.error(.wrongType, "expected true or false for \"\(key)\", found \(s.describeCurrent())")
+        }
+        return try s.readBool()
+    }
+
+    private mutating func emitFerryEvent(_ token: JSONStringToken, _ m: inout Members, _ s: JSONScanner,
+                                into out: EventBuffer) throws(RecordFormatError) {
+        let event = try s.string(token)
         func require<T>(_ value: T?, _ key: String) throws(RecordFormatError) -> T {
-            guard let value else { throw c.failure(.missingKey, "expected key \"\(key)\" in a \(event) event, found none", at: 0) }
+            guard let value else { throw s.error(.missingKey, "expected key \"\(key)\" in a \(event) event, found none", at: 0) }
             return value
         }
         switch event {
         case "recordSaved":
-            let summary = try require(record, "record")
-            if tokensOnly { return }
-            out.append(.recordSaved(summary))
+            guard m.hasRecord else { throw s.error(.missingKey, "expected key \"record\" in a recordSaved event, found none", at: 0) }
+            guard let record = m.record else { return } // tokens only
+            m.record = nil
+            emit(record, zone: defaultZone ?? .default, into: out)
         case "recordDeleted":
-            let name = try require(recordName, "recordName")
-            if tokensOnly { return }
-            out.append(.recordDeleted(recordName: name, zoneID: zoneID ?? defaultZone ?? .default, recordType: recordType))
+            let name = try require(m.recordName, "recordName")
+            if !tokensOnly {
+                out.append(.recordDeleted(recordName: name, zoneID: m.zoneID ?? defaultZone ?? .default, recordType: m.recordType))
+            }
         case "checkpoint":
-            out.append(.checkpoint(.init(zoneID: zoneID, syncToken: try require(syncToken, "syncToken"), moreComing: moreComing)))
-        case "zoneSaved": out.append(.zoneSaved(try require(zoneID, "zoneID")))
-        case "zoneDeleted": out.append(.zoneDeleted(try require(zoneID, "zoneID")))
-        case "zonePurged": out.append(.zonePurged(try require(zoneID, "zoneID")))
+            out.append(.checkpoint(.init(zoneID: m.zoneID, syncToken: try require(m.syncToken, "syncToken"), moreComing: m.moreComing)))
+        case "zoneSaved": out.append(.zoneSaved(try require(m.zoneID, "zoneID")))
+        case "zoneDeleted": out.append(.zoneDeleted(try require(m.zoneID, "zoneID")))
+        case "zonePurged": out.append(.zonePurged(try require(m.zoneID, "zoneID")))
         default:
-            throw c.failure(.wrongType, "expected an event of recordSaved, recordDeleted, checkpoint, zoneSaved, zoneDeleted or zonePurged, found \"\(event)\"", at: 0)
+            throw s.error(.wrongType, "expected an event of recordSaved, recordDeleted, checkpoint, zoneSaved, zoneDeleted or zonePurged, found \"\(event)\"", at: token.start - 1)
         }
     }
 
-    /// Emits the saves and deletes of a `records` array; returns the zone of its first record.
-    private mutating func emitRecords(_ c: inout JSONCursor, zone: ZoneID?, into out: inout [RawEvent]) throws(RecordFormatError) -> ZoneID? {
-        try c.beginArray()
-        var pageZone: ZoneID? = nil
+    /// Emits a scanned record: a save, a delete, or an error entry; `zone` for records naming none.
+    private mutating func emit(_ record: ScannedRecord, zone: ZoneID, into out: EventBuffer) {
+        switch record {
+        case .saved(let blob, let zoneID): out.append(.recordSaved(blob, zone: number(of: zoneID ?? zone)))
+        case .deleted(let name, let zoneID, let type): out.append(.recordDeleted(recordName: name, zoneID: zoneID ?? zone, recordType: type))
+        case .error(let name, let zoneID, let code, let reason):
+            out.append(.serverError(zoneID: zoneID ?? zone, recordName: name, code: code, reason: reason))
+        }
+    }
+
+    /// A `records/changes` page: its records, then a checkpoint for its zone.
+    private mutating func emitPage(_ records: inout JSONScanner, _ m: Members, _ text: UnsafeRawBufferPointer,
+                                   into out: EventBuffer) throws(RecordFormatError) {
+        let zone = try emitRecords(&records, text, zone: m.zoneID, into: out)
+        lastPageZone = zone
+        pageZoneIsOwn = true
+        if let token = m.syncToken {
+            out.append(.checkpoint(.init(zoneID: zone ?? .default, syncToken: token, moreComing: m.moreComing)))
+        }
+    }
+
+    /// Emits the saves and deletes of a `records` array; returns the zone they belong to: `zone`
+    /// when given, else the first record's, else the previous page's, else the configured default.
+    /// Records that name no zone get that zone.
+    private mutating func emitRecords(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, zone given: ZoneID?,
+                                      into out: EventBuffer) throws(RecordFormatError) -> ZoneID? {
+        var zone = given
+        try s.beginArray()
         var first = true
-        while try c.nextElement(&first) {
+        while try s.nextElement(&first) {
             if tokensOnly {
-                // Only the zone of the first record matters.
-                if pageZone == nil { pageZone = try scanZoneOnly(&c) } else { try c.skipValue() }
+                if zone == nil { zone = try scanZoneOnly(&s, text) } else { try s.skipValueStructure() }
                 continue
             }
-            var summary = try scanner.scan(&c, collectReferences: collectReferences)
-            if summary.zoneID == nil, let zone {
-                summary.zoneID = zone
-                summary.bytes = Self.inserting(zone, into: summary.bytes)
+            if zone == nil && !pageZoneIsOwn { usedGivenPageZone = true }
+            let fallback = zone ?? lastPageZone ?? defaultZone
+            let record = try scanner.scan(&s, in: text, insertingZone: fallback)
+            if zone == nil {
+                switch record {
+                case .saved(_, let zoneID), .deleted(_, let zoneID, _), .error(_, let zoneID, _, _): zone = zoneID
+                }
             }
-            if pageZone == nil { pageZone = summary.zoneID }
-            if summary.isDeleted {
-                out.append(.recordDeleted(recordName: summary.recordName, zoneID: summary.zoneID ?? .default, recordType: summary.recordType))
-            } else {
-                out.append(.recordSaved(summary))
-            }
+            emit(record, zone: fallback ?? .default, into: out)
         }
-        return pageZone
+        if zone == nil && !pageZoneIsOwn { usedGivenPageZone = true }
+        return zone ?? lastPageZone ?? defaultZone
     }
 
-    private mutating func scanZoneOnly(_ c: inout JSONCursor) throws(RecordFormatError) -> ZoneID? {
-        try c.beginObject("a record object")
+    private mutating func scanZoneOnly(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID? {
+        try s.beginObject("a record object")
         var zone: ZoneID?
         var first = true
-        while try c.nextMember(&first) {
-            let key = try c.readKey()
-            c.skipWhitespace()
-            if c.equals(key, "zoneID") && c.current == UInt8(ascii: "{") { zone = try scanner.readZone(&c) } else { try c.skipValue() }
+        while try s.nextMember(&first) {
+            let key = try s.readKey()
+            s.skipWhitespace()
+            if key.equals("zoneID") && s.current == UInt8(ascii: "{") { zone = try scanner.readZone(&s, in: text) } else { try s.skipValueStructure() }
         }
         return zone
     }
 
-    /// Emits the events of a `zones` array (any of the three zone-listing responses).
-    private mutating func emitZones(_ c: inout JSONCursor, into out: inout [RawEvent]) throws(RecordFormatError) {
-        try c.beginArray()
+    /// The entries of a `zones` array: zones with their record changes (`changes/zone`), or zone
+    /// changes (`isListing`: `changes/database`, `zones/changes`).
+    private mutating func emitZones(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, isListing: Bool,
+                                    into out: EventBuffer) throws(RecordFormatError) {
+        try s.beginArray()
         var first = true
-        while try c.nextElement(&first) {
-            try c.beginObject("a zone entry object")
+        while try s.nextElement(&first) {
+            try s.beginObject("a zone entry (an object)")
+            let mark = scanner.scratch.mark
+            defer { scanner.scratch.forget(from: mark) }
             var zoneID: ZoneID?
             var syncToken: String?
             var moreComing = false
-            var recordsAt = -1
+            var records: JSONScanner?
             var isDeleted = false
             var isPurged = false
             var errorCode: String?
             var reason: String?
             var firstMember = true
-            while try c.nextMember(&firstMember) {
-                let key = try c.readKey()
-                c.skipWhitespace()
-                if c.current == UInt8(ascii: "n") {
-                    try c.skipValue()
-                } else if c.equals(key, "zoneID") {
-                    zoneID = try scanner.readZone(&c)
-                } else if c.equals(key, "syncToken") {
-                    syncToken = try c.readString("a string for \"syncToken\"")
-                } else if c.equals(key, "moreComing") {
-                    moreComing = try c.readBool()
-                } else if c.equals(key, "records") {
-                    guard c.current == UInt8(ascii: "[") else { throw c.unexpected("an array for \"records\"") }
-                    recordsAt = c.position
-                    try c.skipValue()
-                } else if c.equals(key, "deleted") {
-                    isDeleted = try c.readBool()
-                } else if c.equals(key, "purged") {
-                    isPurged = try c.readBool()
-                } else if c.equals(key, "serverErrorCode") {
-                    errorCode = try c.readString()
-                } else if c.equals(key, "reason") {
-                    reason = try c.readString()
+            while try s.nextMember(&firstMember) {
+                let key = try s.readKey(recordingIn: &scanner.scratch, from: mark)
+                s.skipWhitespace()
+                if s.current == UInt8(ascii: "n") {
+                    try s.skipValue(scratch: &scanner.scratch)
+                } else if s.equals(key, "zoneID") {
+                    zoneID = try scanner.readZone(&s, in: text)
+                } else if s.equals(key, "syncToken") {
+                    syncToken = try s.readString(for: "syncToken")
+                } else if s.equals(key, "moreComing") {
+                    moreComing = try readBool(&s, "moreComing")
+                } else if s.equals(key, "records") {
+                    guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
+                    records = s
+                    try s.skipValueStructure()
+                } else if s.equals(key, "deleted") {
+                    isDeleted = try readBool(&s, "deleted")
+                } else if s.equals(key, "purged") {
+                    isPurged = try readBool(&s, "purged")
+                } else if s.equals(key, "serverErrorCode") {
+                    errorCode = try s.readString(for: "serverErrorCode")
+                } else if s.equals(key, "reason") {
+                    reason = try s.readString(for: "reason")
                 } else {
-                    try c.skipValue()
+                    try s.skipValue(scratch: &scanner.scratch)
                 }
             }
             if let errorCode {
-                out.append(.zoneError(zoneID: zoneID, code: errorCode, reason: reason))
+                out.append(.serverError(zoneID: zoneID, recordName: nil, code: errorCode, reason: reason))
                 continue
             }
-            guard let zoneID else { throw c.failure(.missingKey, "expected key \"zoneID\" in a zone entry, found none") }
-            if recordsAt >= 0 || syncToken != nil {
-                // changes/zone: the zone's records, then its token.
-                if recordsAt >= 0 {
-                    var sub = c
-                    sub.position = recordsAt
-                    sub.depth = 0
-                    _ = try emitRecords(&sub, zone: zoneID, into: &out)
-                }
+            guard let zoneID else { throw s.error(.missingKey, "expected key \"zoneID\" in a zone entry, found none") }
+            if var records {
+                _ = try emitRecords(&records, text, zone: zoneID, into: out)
                 if let syncToken { out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing))) }
+            } else if !isListing, let syncToken {
+                out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing)))
             } else if isPurged {
                 out.append(.zonePurged(zoneID))
             } else if isDeleted {
@@ -248,16 +407,5 @@ struct EventDecoder {
                 out.append(.zoneSaved(zoneID))
             }
         }
-    }
-
-    /// The record JSON with `"zoneID":{…}` inserted as its first member.
-    static func inserting(_ zone: ZoneID, into bytes: [UInt8]) -> [UInt8] {
-        var out = JSONOutput(capacity: bytes.count + 128)
-        out.append("{\"zoneID\":")
-        RecordJSON.encode(zone, into: &out)
-        let rest = bytes.dropFirst()
-        if rest.first != UInt8(ascii: "}") { out.append(UInt8(ascii: ",")) }
-        rest.withUnsafeBytes { out.append($0) }
-        return out.array
     }
 }

@@ -64,8 +64,8 @@ final class LineReader {
     }
 
     private func take(upTo stop: Int) throws -> UnsafeRawBufferPointer {
-        lineNumber += 1
         if stop - start > maximumLineBytes { throw tooLong() }
+        lineNumber += 1
         var first = start
         var last = stop
         if last > first && buffer.load(fromByteOffset: last - 1, as: UInt8.self) == 0x0D { last -= 1 }

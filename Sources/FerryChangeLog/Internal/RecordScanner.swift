@@ -8,229 +8,445 @@ import Musl
 import Darwin
 #endif
 
-/// A zone's identity for replay: its name and owner (`zoneType` and unknown members do not count).
-struct ZoneKey: Hashable, Comparable {
-    var zoneName: String
-    var ownerRecordName: String?
-
-    init(_ zone: ZoneID) {
-        zoneName = zone.zoneName
-        ownerRecordName = zone.ownerRecordName
-    }
-
-    static func < (a: ZoneKey, b: ZoneKey) -> Bool {
-        if a.zoneName != b.zoneName { return a.zoneName.utf8.lexicographicallyPrecedes(b.zoneName.utf8) }
-        return (a.ownerRecordName ?? "").utf8.lexicographicallyPrecedes((b.ownerRecordName ?? "").utf8)
-    }
+/// A record dictionary as replay reads it: a record to save, a tombstone, or an error entry.
+enum ScannedRecord {
+    case saved(RecordBlob, zoneID: ZoneID?)
+    case deleted(name: String, zoneID: ZoneID?, recordType: String?)
+    case error(name: String?, zoneID: ZoneID?, code: String, reason: String?)
 }
 
-/// A reference a record makes: its `parent`, or a `REFERENCE` / `REFERENCE_LIST` field value.
-struct ReferenceSummary {
-    var recordName: String
-    /// The target's zone when the reference names one; else the referring record's zone.
-    var zoneID: ZoneID?
-    var isParent: Bool
-    var deletesSelf: Bool
-    /// The field holding the reference (`nil` for `parent`).
-    var field: String?
-}
-
-/// What replay needs to know about a saved record, and the record's compact JSON.
-struct RecordSummary {
-    var bytes: [UInt8]
-    var recordName: String
-    var recordType: String?
-    var zoneID: ZoneID?
-    var changeTag: String?
-    var modifiedTimestamp: Int64?
-    var isDeleted: Bool
-    var references: [ReferenceSummary]
-}
-
-/// Picks the replay-relevant members out of record dictionaries, validating the rest as JSON.
+/// Picks the members replay needs out of record dictionaries and checks the rest is valid JSON
+/// (strings, escapes, UTF-8, numbers, duplicate keys) without decoding it.
 struct RecordScanner {
+    /// The keys of open objects (duplicate-key checks without allocating).
+    var scratch = JSONKeyScratch()
     private var zoneCache: [(bytes: [UInt8], zone: ZoneID)] = []
+    private var encodedReferences: [UInt8] = []
+    private var zonePrefix: [UInt8] = []
+    /// With ``collectsFieldNames``: the field of each reference found by the latest scan (`nil`
+    /// for `parent`), in order.
+    private(set) var referenceFields: [String?] = []
+    /// Whether scans note the field of each reference (for messages).
+    var collectsFieldNames = false
+    /// Where blobs are made; `nil` means each in its own `malloc`ed block.
+    var arena: BlobArena?
+    /// Whether blobs may point at the JSON they were read from instead of copying it: only when
+    /// that text outlives them (blocks of history, whose blobs are copied when applied).
+    var referencesText = false
+    /// The fast path's key spans.
+    let keyStack = KeyStack()
+    /// Deepest nesting accepted.
+    var maximumDepth = 512
 
-    /// Reads a zone ID object (validated), reusing the value for byte-identical zone objects.
-    mutating func readZone(_ c: inout JSONCursor) throws(RecordFormatError) -> ZoneID {
-        c.skipWhitespace()
-        let start = c.position
-        guard c.current == UInt8(ascii: "{") else { throw c.unexpected("a zone ID object") }
-        try c.skipValue()
-        let count = c.position - start
-        for entry in zoneCache where entry.bytes.count == count && memcmp(entry.bytes, c.base + start, count) == 0 {
+    /// Reads a zone ID object, reusing the value decoded for byte-identical zone objects.
+    mutating func readZone(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID {
+        s.skipWhitespace()
+        let start = s.position
+        guard s.current == UInt8(ascii: "{") else { throw s.unexpected("a zone ID object") }
+        var probe = s
+        try s.skipValue(scratch: &scratch)
+        let count = s.position - start
+        for entry in zoneCache where entry.bytes.count == count && memcmp(entry.bytes, text.baseAddress! + start, count) == 0 {
             return entry.zone
         }
-        let slice = UnsafeRawBufferPointer(start: c.base + start, count: count)
-        let value: JSONValue
-        do {
-            value = try RecordJSON.parseValue(slice)
-        } catch {
-            var shifted = error
-            shifted.byteOffset += start
-            throw shifted
-        }
-        guard let zone = ZoneID(changeLogJSON: value) else {
-            throw c.failure(.missingKey, "expected key \"zoneName\" in the zone ID, found none", at: start)
-        }
-        if zoneCache.count < 256 { zoneCache.append((c.copy(start..<c.position), zone)) }
+        let zone = try probe.decodeZoneID()
+        if zoneCache.count < 64 { zoneCache.append((Array(text[start..<s.position]), zone)) }
         return zone
     }
 
-    /// Scans the record dictionary at the cursor; `references` are collected when asked.
-    mutating func scan(_ c: inout JSONCursor, collectReferences: Bool) throws(RecordFormatError) -> RecordSummary {
-        c.skipWhitespace()
-        let start = c.position
-        c.sawWhitespace = false
-        try c.beginObject("a record object")
-        var summary = RecordSummary(bytes: [], recordName: "", recordType: nil, zoneID: nil, changeTag: nil,
-                                    modifiedTimestamp: nil, isDeleted: false, references: [])
-        var hasName = false
-        var first = true
-        while try c.nextMember(&first) {
-            let key = try c.readKey()
-            c.skipWhitespace()
-            if c.current == UInt8(ascii: "n") {
-                try c.skipValue()
-                continue
-            }
-            switch key.end - key.start {
-            case 10 where c.equals(key, "recordName"):
-                summary.recordName = try c.readString("a string for \"recordName\"")
-                hasName = true
-            case 10 where c.equals(key, "recordType"):
-                summary.recordType = try c.readString("a string for \"recordType\"")
-            case 6 where c.equals(key, "zoneID"):
-                summary.zoneID = try readZone(&c)
-            case 15 where c.equals(key, "recordChangeTag"):
-                summary.changeTag = try c.readString("a string for \"recordChangeTag\"")
-            case 8 where c.equals(key, "modified"):
-                summary.modifiedTimestamp = try readStampTime(&c)
-            case 7 where c.equals(key, "deleted"):
-                summary.isDeleted = try c.readBool()
-            case 6 where c.equals(key, "parent"):
-                if collectReferences {
-                    var reference = try readReference(&c)
-                    reference.isParent = true
-                    summary.references.append(reference)
-                } else {
-                    try c.skipValue()
-                }
-            case 6 where c.equals(key, "fields") && collectReferences:
-                try scanFields(&c, into: &summary.references)
-            default:
-                try c.skipValue()
-            }
+    /// Scans the record dictionary at the scanner.
+    ///
+    /// A record to save becomes a ``RecordBlob`` holding its JSON (compacted when the text has
+    /// whitespace between tokens, with `"zoneID": insertingZone` added when the record names no
+    /// zone and `insertingZone` is given) and its references.
+    mutating func scan(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer,
+                       insertingZone: ZoneID? = nil) throws(RecordFormatError) -> ScannedRecord {
+        if !collectsFieldNames, let record = fastScan(text, at: s.position, insertingZone: insertingZone) {
+            s.position = record.end
+            return record.scanned
         }
-        guard hasName else { throw c.failure(.missingKey, "expected key \"recordName\" in the record, found none", at: start) }
-        summary.bytes = c.sawWhitespace ? c.compactCopy(start..<c.position) : c.copy(start..<c.position)
-        return summary
+        return try carefulScan(&s, in: text, insertingZone: insertingZone)
     }
 
-    private func readStampTime(_ c: inout JSONCursor) throws(RecordFormatError) -> Int64? {
-        try c.beginObject("an object for \"modified\"")
+    /// The fast path of ``scan(_:in:insertingZone:)``: `nil` when ``FastScanner`` gave up.
+    mutating func fastScan(_ text: UnsafeRawBufferPointer, at position: Int,
+                                   insertingZone: ZoneID?) -> (scanned: ScannedRecord, end: Int)? {
+        encodedReferences.removeAll(keepingCapacity: true)
+        // The careful path counts depth from the document, which holds the record a few levels
+        // down: stay well inside its limit.
+        var f = FastScanner(text, at: position, maximumDepth: maximumDepth - 8, keys: keyStack)
+        f.skipWhitespace()
+        let start = f.position
+        f.sawWhitespace = false
+        var name: Range<Int>?
+        var tag: Range<Int>?
+        var type: Range<Int>?
+        var zone: Range<Int>?
+        var modified: Int64?
+        var isDeleted = false
+        do throws(FastScanner.Bail) {
+            try f.object { f, key throws(FastScanner.Bail) in
+                switch key.count {
+                case 6 where f.equals(key, "fields"):
+                    try Self.fastFields(&f, into: &encodedReferences)
+                case 10 where f.equals(key, "recordName"):
+                    let value = try f.string()
+                    guard value.isPlain else { throw FastScanner.Bail() }
+                    name = value.range
+                case 10 where f.equals(key, "recordType"):
+                    type = try f.string().range
+                case 6 where f.equals(key, "zoneID"):
+                    f.skipWhitespace()
+                    let zoneStart = f.position
+                    guard f.current == UInt8(ascii: "{") else { throw FastScanner.Bail() }
+                    try f.skipValue()
+                    zone = zoneStart..<f.position
+                case 15 where f.equals(key, "recordChangeTag"):
+                    let value = try f.string()
+                    guard value.isPlain else { throw FastScanner.Bail() }
+                    tag = value.range
+                case 8 where f.equals(key, "modified"):
+                    try f.object { f, key throws(FastScanner.Bail) in
+                        if f.equals(key, "timestamp") {
+                            guard let time = try f.number() else { throw FastScanner.Bail() }
+                            modified = time
+                        } else {
+                            try f.skipValue()
+                        }
+                    }
+                case 6 where f.equals(key, "parent"):
+                    try Self.fastReference(&f, isParent: true, into: &encodedReferences)
+                case 7 where f.equals(key, "deleted"):
+                    isDeleted = try f.bool()
+                case 15 where f.equals(key, "serverErrorCode"):
+                    throw FastScanner.Bail() // error entries: the careful path
+                default:
+                    try f.skipValue()
+                }
+            }
+        } catch {
+            return nil
+        }
+        guard let name else { return nil }
+        let end = f.position
+        var zoneID: ZoneID?
+        if let zone {
+            if let cached = cachedZone(text, zone) {
+                zoneID = cached
+            } else {
+                var s = JSONScanner(text, maximumDepth: maximumDepth)
+                s.position = zone.lowerBound
+                guard let decoded = try? readZone(&s, in: text) else { return nil }
+                zoneID = decoded
+            }
+        }
+        if isDeleted {
+            let typeName = type.map { String(decoding: UnsafeRawBufferPointer(rebasing: text[$0]), as: UTF8.self) }
+            // A type with escapes needs decoding: the careful path.
+            if let type, text[type].contains(UInt8(ascii: "\\")) { return nil }
+            return (.deleted(name: String(decoding: UnsafeRawBufferPointer(rebasing: text[name]), as: UTF8.self), zoneID: zoneID,
+                             recordType: typeName), end)
+        }
+        var insert: ZoneID?
+        if zoneID == nil, let insertingZone {
+            insert = insertingZone
+            var out = JSONOutput(capacity: 128)
+            out.append("\"zoneID\":")
+            RecordJSON.encode(insertingZone, into: &out)
+            zonePrefix = out.array
+        }
+        let json = UnsafeRawBufferPointer(rebasing: text[start..<end])
+        let blob = encodedReferences.withUnsafeBytes { references in
+            zonePrefix.withUnsafeBytes { prefix in
+                RecordBlob.make(name: UnsafeRawBufferPointer(rebasing: text[name]), tag: tag.map { UnsafeRawBufferPointer(rebasing: text[$0]) },
+                                modified: modified, references: references, json: json, compacting: f.sawWhitespace,
+                                zonePrefix: insert == nil ? nil : prefix, in: arena, referencingJSON: referencesText)
+            }
+        }
+        return (.saved(blob, zoneID: zoneID ?? insert), end)
+    }
+
+    /// The zone decoded earlier for the same bytes.
+    func cachedZone(_ text: UnsafeRawBufferPointer, _ range: Range<Int>) -> ZoneID? {
+        let count = range.count
+        for entry in zoneCache where entry.bytes.count == count && memcmp(entry.bytes, text.baseAddress! + range.lowerBound, count) == 0 {
+            return entry.zone
+        }
+        return nil
+    }
+
+    /// `fields`, fast: checked, with the targets of `REFERENCE` and `REFERENCE_LIST` values noted.
+    private static func fastFields(_ f: inout FastScanner, into references: inout [UInt8]) throws(FastScanner.Bail) {
+        try f.object { f, _ throws(FastScanner.Bail) in
+            f.skipWhitespace()
+            guard f.current == UInt8(ascii: "{") else {
+                try f.skipValue()
+                return
+            }
+            var valueAt = -1
+            var isReference = false
+            try f.object { f, key throws(FastScanner.Bail) in
+                if f.equals(key, "value") {
+                    f.skipWhitespace()
+                    valueAt = f.position
+                    try f.skipValue()
+                } else if f.equals(key, "type") {
+                    f.skipWhitespace()
+                    guard f.current == UInt8(ascii: "\"") else {
+                        try f.skipValue()
+                        return
+                    }
+                    let type = try f.string().range
+                    isReference = f.equals(type, "REFERENCE") || f.equals(type, "REFERENCE_LIST")
+                } else {
+                    try f.skipValue()
+                }
+            }
+            guard isReference && valueAt >= 0 else { return }
+            let after = f.position
+            f.position = valueAt
+            if f.current == UInt8(ascii: "{") {
+                try fastReference(&f, isParent: false, into: &references)
+            } else if f.current == UInt8(ascii: "[") {
+                try f.array { f throws(FastScanner.Bail) in
+                    f.skipWhitespace()
+                    if f.current == UInt8(ascii: "{") { try fastReference(&f, isParent: false, into: &references) } else { try f.skipValue() }
+                }
+            }
+            f.position = after
+        }
+    }
+
+    /// A reference object, fast: a plain `recordName` and an `action`; a reference naming a zone
+    /// takes the careful path.
+    private static func fastReference(_ f: inout FastScanner, isParent: Bool, into references: inout [UInt8]) throws(FastScanner.Bail) {
+        var name: Range<Int>?
+        var deletesSelf = false
+        try f.object { f, key throws(FastScanner.Bail) in
+            if f.equals(key, "recordName") {
+                let value = try f.string()
+                guard value.isPlain else { throw FastScanner.Bail() }
+                name = value.range
+            } else if f.equals(key, "action") {
+                f.skipWhitespace()
+                if f.current == UInt8(ascii: "n") {
+                    try f.skipValue()
+                } else {
+                    deletesSelf = f.equals(try f.string().range, "DELETE_SELF")
+                }
+            } else if f.equals(key, "zoneID") {
+                throw FastScanner.Bail()
+            } else {
+                try f.skipValue()
+            }
+        }
+        guard let name else { throw FastScanner.Bail() }
+        references.append((isParent ? 1 : 0) | (deletesSelf && !isParent ? 2 : 0))
+        withUnsafeBytes(of: UInt32(name.count)) { references.append(contentsOf: $0) }
+        references.append(contentsOf: UnsafeRawBufferPointer(start: f.base + name.lowerBound, count: name.count))
+    }
+
+    /// The careful path of ``scan(_:in:insertingZone:)``: `JSONScanner` checks everything and
+    /// words the errors.
+    private mutating func carefulScan(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer,
+                                      insertingZone: ZoneID?) throws(RecordFormatError) -> ScannedRecord {
+        s.skipWhitespace()
+        let start = s.position
+        s.sawWhitespace = false
+        try s.beginObject("a record object")
+        let mark = scratch.mark
+        defer { scratch.forget(from: mark) }
+        encodedReferences.removeAll(keepingCapacity: true)
+        if collectsFieldNames { referenceFields.removeAll() }
+        var name: JSONStringToken?
+        var type: JSONStringToken?
+        var tag: JSONStringToken?
+        var modified: Int64?
+        var zoneID: ZoneID?
+        var isDeleted = false
+        var errorCode: String?
+        var reason: String?
+        var first = true
+        while try s.nextMember(&first) {
+            let key = try s.readKey(recordingIn: &scratch, from: mark)
+            s.skipWhitespace()
+            if s.current == UInt8(ascii: "n") {
+                // `null` under any key is kept as it is and means nothing to replay.
+                try s.skipValue(scratch: &scratch)
+            } else if s.equals(key, "fields") {
+                try scanFields(&s)
+            } else if s.equals(key, "recordName") {
+                name = try readString(&s, "recordName")
+            } else if s.equals(key, "recordType") {
+                type = try readString(&s, "recordType")
+            } else if s.equals(key, "zoneID") {
+                zoneID = try readZone(&s, in: text)
+            } else if s.equals(key, "recordChangeTag") {
+                tag = try readString(&s, "recordChangeTag")
+            } else if s.equals(key, "modified") {
+                modified = try readStampTime(&s)
+            } else if s.equals(key, "parent") {
+                try addReference(try s.decodeReference(), field: nil, isParent: true)
+            } else if s.equals(key, "deleted") {
+                guard s.current == UInt8(ascii: "t") || s.current == UInt8(ascii: "f") else {
+                    throw s.error(.wrongType, "expected true or false for \"deleted\", found \(s.describeCurrent())")
+                }
+                isDeleted = try s.readBool()
+            } else if s.equals(key, "serverErrorCode") {
+                errorCode = try s.readString(for: "serverErrorCode")
+            } else if s.equals(key, "reason") {
+                reason = try s.readString(for: "reason")
+            } else {
+                try s.skipValue(scratch: &scratch)
+            }
+        }
+        if let errorCode {
+            return .error(name: try name.map { token throws(RecordFormatError) in try s.string(token) }, zoneID: zoneID,
+                          code: errorCode, reason: reason)
+        }
+        guard let name else { throw s.error(.missingKey, "expected key \"recordName\" in the record, found none", at: start) }
+        if isDeleted {
+            return .deleted(name: try s.string(name), zoneID: zoneID,
+                            recordType: try type.map { token throws(RecordFormatError) in try s.string(token) })
+        }
+        let json = UnsafeRawBufferPointer(rebasing: text[start..<s.position])
+        var insert: ZoneID?
+        if zoneID == nil, let insertingZone {
+            insert = insertingZone
+            var out = JSONOutput(capacity: 128)
+            out.append("\"zoneID\":")
+            RecordJSON.encode(insertingZone, into: &out)
+            zonePrefix = out.array
+        }
+        let compacting = s.sawWhitespace
+        let blob = try withBytes(of: name, in: s, text) { (nameBytes: UnsafeRawBufferPointer) throws(RecordFormatError) -> RecordBlob in
+            try withBytes(of: tag, in: s, text) { (tagBytes: UnsafeRawBufferPointer?) throws(RecordFormatError) -> RecordBlob in
+                encodedReferences.withUnsafeBytes { references in
+                    zonePrefix.withUnsafeBytes { prefix in
+                        RecordBlob.make(name: nameBytes, tag: tagBytes, modified: modified, references: references, json: json,
+                                        compacting: compacting, zonePrefix: insert == nil ? nil : prefix, in: arena)
+                    }
+                }
+            }
+        }
+        return .saved(blob, zoneID: zoneID ?? insert)
+    }
+
+    /// Calls `body` with a string token's value as bytes: in place when it has no escapes.
+    private func withBytes<R>(of token: JSONStringToken?, in s: JSONScanner, _ text: UnsafeRawBufferPointer,
+                              _ body: (UnsafeRawBufferPointer?) throws(RecordFormatError) -> R) throws(RecordFormatError) -> R {
+        guard let token else { return try body(nil) }
+        if !token.isEscaped { return try body(UnsafeRawBufferPointer(rebasing: text[token.start..<token.end])) }
+        var value = try s.string(token)
+        let result = value.withUTF8 { bytes in
+            Result { () throws(RecordFormatError) -> R in try body(UnsafeRawBufferPointer(bytes)) }
+        }
+        return try result.get()
+    }
+
+    private func withBytes<R>(of token: JSONStringToken, in s: JSONScanner, _ text: UnsafeRawBufferPointer,
+                              _ body: (UnsafeRawBufferPointer) throws(RecordFormatError) -> R) throws(RecordFormatError) -> R {
+        try withBytes(of: Optional(token), in: s, text) { (bytes: UnsafeRawBufferPointer?) throws(RecordFormatError) -> R in try body(bytes!) }
+    }
+
+    private func readString(_ s: inout JSONScanner, _ key: StaticString) throws(RecordFormatError) -> JSONStringToken {
+        guard s.current == UInt8(ascii: "\"") else {
+            throw s.error(.wrongType, "expected a string for \"\(key)\", found \(s.describeCurrent())")
+        }
+        return try s.readStringToken()
+    }
+
+    /// The `timestamp` of a `created`/`modified` object (other members are checked and skipped).
+    private mutating func readStampTime(_ s: inout JSONScanner) throws(RecordFormatError) -> Int64? {
+        try s.beginObject("an object for \"modified\"")
+        let mark = scratch.mark
+        defer { scratch.forget(from: mark) }
         var time: Int64?
         var first = true
-        while try c.nextMember(&first) {
-            let key = try c.readKey()
-            c.skipWhitespace()
-            let b = c.current
-            if c.equals(key, "timestamp") && (b == UInt8(ascii: "-") || b &- UInt8(ascii: "0") <= 9) {
-                time = try c.scanNumber()
+        while try s.nextMember(&first) {
+            let key = try s.readKey(recordingIn: &scratch, from: mark)
+            s.skipWhitespace()
+            let b = s.current
+            if s.equals(key, "timestamp") && (b == UInt8(ascii: "-") || b &- UInt8(ascii: "0") <= 9) {
+                time = try s.readNumber().exactInteger
             } else {
-                try c.skipValue()
+                try s.skipValue(scratch: &scratch)
             }
         }
         return time
     }
 
-    private mutating func readReference(_ c: inout JSONCursor) throws(RecordFormatError) -> ReferenceSummary {
-        let start = c.position
-        try c.beginObject("a reference object")
-        var reference = ReferenceSummary(recordName: "", zoneID: nil, isParent: false, deletesSelf: false, field: nil)
-        var hasName = false
-        var first = true
-        while try c.nextMember(&first) {
-            let key = try c.readKey()
-            c.skipWhitespace()
-            if c.current == UInt8(ascii: "n") {
-                try c.skipValue()
-            } else if c.equals(key, "recordName") {
-                reference.recordName = try c.readString("a string for \"recordName\"")
-                hasName = true
-            } else if c.equals(key, "zoneID") {
-                reference.zoneID = try readZone(&c)
-            } else if c.equals(key, "action") {
-                reference.deletesSelf = try c.readString("a string for \"action\"") == "DELETE_SELF"
-            } else {
-                try c.skipValue()
-            }
-        }
-        guard hasName else { throw c.failure(.missingKey, "expected key \"recordName\" in the reference, found none", at: start) }
-        return reference
+    private mutating func addReference(_ reference: Reference, field: String?, isParent: Bool) throws(RecordFormatError) {
+        RecordBlob.encodeReference(isParent: isParent, deletesSelf: !isParent && reference.action == .deleteSelf,
+                                   name: reference.recordName, zoneName: reference.zoneID?.zoneName,
+                                   owner: reference.zoneID?.ownerRecordName, into: &encodedReferences)
+        if collectsFieldNames { referenceFields.append(field) }
     }
 
-    private mutating func scanFields(_ c: inout JSONCursor, into references: inout [ReferenceSummary]) throws(RecordFormatError) {
-        try c.beginObject("an object for \"fields\"")
+    /// Walks `fields`, checking it and noting the values of `REFERENCE` and `REFERENCE_LIST` fields.
+    private mutating func scanFields(_ s: inout JSONScanner) throws(RecordFormatError) {
+        try s.beginObject("an object for \"fields\"")
+        let fieldsMark = scratch.mark
+        defer { scratch.forget(from: fieldsMark) }
         var first = true
-        while try c.nextMember(&first) {
-            let nameToken = try c.readKey()
-            try c.beginObject("a field object")
-            var valueStart = -1
+        while try s.nextMember(&first) {
+            let name = try s.readKey(recordingIn: &scratch, from: fieldsMark)
+            s.skipWhitespace()
+            guard s.current == UInt8(ascii: "{") else {
+                try s.skipValue(scratch: &scratch) // not a field object: the record decoder reports it
+                continue
+            }
+            try s.beginObject()
+            let mark = scratch.mark
+            defer { scratch.forget(from: mark) }
+            var valueAt = -1
             var isReference = false
             var firstMember = true
-            while try c.nextMember(&firstMember) {
-                let key = try c.readKey()
-                c.skipWhitespace()
-                if c.equals(key, "value") {
-                    valueStart = c.position
-                    try c.skipValue()
-                } else if c.equals(key, "type") && c.current == UInt8(ascii: "\"") {
-                    let type = try c.scanString()
-                    isReference = c.equals(type, "REFERENCE") || c.equals(type, "REFERENCE_LIST")
+            while try s.nextMember(&firstMember) {
+                let key = try s.readKey(recordingIn: &scratch, from: mark)
+                s.skipWhitespace()
+                if s.equals(key, "value") {
+                    valueAt = s.position
+                    try s.skipValue(scratch: &scratch)
+                } else if s.equals(key, "type") && s.current == UInt8(ascii: "\"") {
+                    let type = try s.readStringToken()
+                    isReference = s.equals(type, "REFERENCE") || s.equals(type, "REFERENCE_LIST")
                 } else {
-                    try c.skipValue()
+                    try s.skipValue(scratch: &scratch)
                 }
             }
-            guard isReference && valueStart >= 0 else { continue }
-            var sub = c
-            sub.position = valueStart
-            sub.depth = 0
-            let field = try c.string(nameToken)
-            if sub.current == UInt8(ascii: "{") {
-                var reference = try readReference(&sub)
-                reference.field = field
-                references.append(reference)
-            } else if sub.current == UInt8(ascii: "[") {
-                try sub.beginArray()
+            guard isReference && valueAt >= 0 else { continue }
+            var value = s
+            value.position = valueAt
+            let field = collectsFieldNames ? try s.string(name) : nil
+            if value.current == UInt8(ascii: "{") {
+                try addReference(try value.decodeReference(), field: field, isParent: false)
+            } else if value.current == UInt8(ascii: "[") {
+                try value.beginArray()
                 var firstElement = true
-                while try sub.nextElement(&firstElement) {
-                    sub.skipWhitespace()
-                    if sub.current == UInt8(ascii: "{") {
-                        var reference = try readReference(&sub)
-                        reference.field = field
-                        references.append(reference)
+                while try value.nextElement(&firstElement) {
+                    value.skipWhitespace()
+                    if value.current == UInt8(ascii: "{") {
+                        try addReference(try value.decodeReference(), field: field, isParent: false)
                     } else {
-                        try sub.skipValue()
+                        try value.skipValue(scratch: &scratch)
                     }
                 }
             }
         }
     }
-}
 
-extension ZoneID {
-    /// A zone ID from its JSON object; `nil` when it is not an object with a string `zoneName`.
-    init?(changeLogJSON value: JSONValue) {
-        guard let object = value.objectValue, let name = object["zoneName"]?.stringValue else { return nil }
-        self.init(zoneName: name)
-        for member in object.members {
-            switch member.key {
-            case "zoneName": continue
-            case "ownerRecordName" where member.value.stringValue != nil: ownerRecordName = member.value.stringValue
-            case "zoneType" where member.value.stringValue != nil: zoneType = member.value.stringValue
-            default: unknownKeys.members.append(member)
-            }
-        }
+    /// The fields holding the references of a record's compact JSON, in the order
+    /// ``RecordBlob/forEachReference(_:)`` gives them (`nil` for `parent`).
+    mutating func referenceFields(ofJSON json: UnsafeRawBufferPointer) -> [String?] {
+        collectsFieldNames = true
+        defer { collectsFieldNames = false }
+        let kept = arena
+        arena = nil
+        defer { arena = kept }
+        var s = JSONScanner(json)
+        guard case .saved(let blob, _)? = try? scan(&s, in: json) else { return [] }
+        blob.free()
+        return referenceFields
     }
 }

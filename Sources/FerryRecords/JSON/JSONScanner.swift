@@ -25,6 +25,8 @@ package struct JSONScanner {
     /// When set, ``skipValueStructure()`` also checks the strings it skips: escapes, surrogate
     /// pairs and UTF-8 (for validating without decoding).
     package var checksSkippedStrings = false
+    /// Set when whitespace between tokens was skipped (the text is not compact); callers clear it.
+    package var sawWhitespace = false
 
     /// Creates a scanner over `buffer`.
     package init(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = 512) {
@@ -51,7 +53,12 @@ package struct JSONScanner {
     package mutating func skipWhitespace() {
         while position < end {
             let b = base[position]
-            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { position += 1 } else { return }
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 {
+                position += 1
+                sawWhitespace = true
+            } else {
+                return
+            }
         }
     }
 

@@ -14,7 +14,7 @@ extension JSONScanner {
     // MARK: Typed reads with messages that name the key
 
     @inlinable
-    mutating func readString(for key: StaticString) throws(RecordFormatError) -> String {
+    package mutating func readString(for key: StaticString) throws(RecordFormatError) -> String {
         skipWhitespace()
         guard current == UInt8(ascii: "\"") else {
             throw error(.wrongType, "expected a string for \"\(key)\", found \(describeCurrent())")
@@ -69,7 +69,7 @@ extension JSONScanner {
 
     // MARK: Nested system structures
 
-    mutating func decodeZoneID() throws(RecordFormatError) -> ZoneID {
+    package mutating func decodeZoneID() throws(RecordFormatError) -> ZoneID {
         skipWhitespace()
         if let zone = try decodeCompactZoneID() { return zone }
         let start = position
@@ -102,7 +102,7 @@ extension JSONScanner {
         return zone
     }
 
-    mutating func decodeStamp() throws(RecordFormatError) -> RecordStamp {
+    package mutating func decodeStamp() throws(RecordFormatError) -> RecordStamp {
         skipWhitespace()
         if let stamp = try decodeCompactStamp() { return stamp }
         try beginObject("a created/modified object")
@@ -216,7 +216,7 @@ extension JSONScanner {
         return stamp
     }
 
-    mutating func decodeReference() throws(RecordFormatError) -> Reference {
+    package mutating func decodeReference() throws(RecordFormatError) -> Reference {
         skipWhitespace()
         if let reference = try decodeCompactReference() { return reference }
         let start = position

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Replay of the shared 2M-event change history to its final state, against duckdb
+/// (`arg_max … GROUP BY recordName`, the SQL of `../shared/bench/run_peers.sh task_replay`) and the
+/// Python orjson loop, then `--tokens-only`; and untimed checks that the states agree.
+///
+/// The shared history (`gen_records.py --changes`: `{"token", "op", "recordName", …, "record"}`)
+/// is converted to Ferry's change-log format first, untimed, by the hidden
+/// `ferry bench-changes IN OUT` (upserts and modifications become `recordSaved`, deletions
+/// `recordDeleted`, and every 1000 events each zone touched gets a checkpoint `<zone>@<token>`).
+/// The peers read the original file.
+@MainActor func replayTask() {
+    let events = 2_000_000
+    let history = Bench.ensureData("changes.ndjson", count: events, changes: true)
+    let log = Bench.data + "/changes.ferry.ndjson"
+    if fileSize(log) == 0 || modificationTime(log) < modificationTime(history) {
+        print("converting \(history) to Ferry's change-log format (untimed) …")
+        let result = Runner.run([Bench.ferry, "bench-changes", history, log])
+        guard result.status == 0 else { fatal("ferry bench-changes failed: \(result.status)") }
+    }
+    let historySize = fileSize(history)
+    let logSize = fileSize(log)
+    let ferryOut = Bench.data + "/replay-ferry.ndjson"
+    let duckOut = Bench.data + "/replay-duckdb.ndjson"
+    let orjsonOut = Bench.data + "/replay-orjson.ndjson"
+    let duck = Bench.shared + "/peers/duckdb_sql.py"
+    print("\n== replay \(events) events to the final state: Ferry's log \(logSize / 1_000_000) MB, the peers' history \(historySize / 1_000_000) MB")
+    Bench.warm(history, log)
+    for path in [ferryOut, ferryOut + ".tokens.json", duckOut, orjsonOut] { unlink(path) }
+    Bench.measure("replay", "ferry replay", bytes: logSize, units: events,
+                  [Bench.ferry, "replay", log, "--out", ferryOut, "--quiet"], removing: [ferryOut, ferryOut + ".tokens.json"])
+    Bench.measure("replay", "duckdb arg_max GROUP BY (2 threads)", bytes: historySize, units: events, ["python3", duck,
+        "COPY (SELECT rec FROM (SELECT arg_max(op, token) AS op, arg_max(record, token) AS rec FROM read_json('\(history)', "
+        + "format = 'newline_delimited', columns = {token: 'BIGINT', op: 'VARCHAR', recordName: 'VARCHAR', record: 'JSON'}) "
+        + "GROUP BY recordName) WHERE op <> 'delete') TO '\(duckOut)' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')"],
+        removing: [duckOut])
+    Bench.measure("replay", "python orjson dict", bytes: historySize, units: events,
+                  ["python3", Bench.shared + "/peers/replay_orjson.py", history, orjsonOut], removing: [orjsonOut])
+    Bench.measure("replay-tokens", "ferry replay --tokens-only", bytes: logSize, units: events,
+                  ["\(Bench.ferry) replay '\(log)' --tokens-only > /dev/null"], shell: true)
+    Bench.ratio("replay", "ferry replay", over: "duckdb arg_max GROUP BY (2 threads)")
+    Bench.ratio("replay", "ferry replay", over: "python orjson dict")
+    print("  tokens only: \(tokensRatio()) the full replay's time")
+
+    print("\n== replay checks (untimed)")
+    check("ferry's final state and duckdb's hold the same records", ferryOut, duckOut)
+    check("ferry's final state and the orjson loop's hold the same records", ferryOut, orjsonOut)
+    // A point in time: the state at token 1,000,000 against the orjson loop on the first million events.
+    let half = events / 2
+    let at = Bench.data + "/replay-at.ndjson", atPeer = Bench.data + "/replay-at-orjson.ndjson"
+    run([Bench.ferry, "replay", log, "--until", "Chats@\(half)", "--out", at, "--quiet"])
+    run(["/bin/sh", "-c", "head -n \(half) '\(history)' | python3 '\(Bench.shared)/peers/replay_orjson.py' /dev/stdin '\(atPeer)'"])
+    check("ferry replay --until Chats@\(half) and the orjson loop on the first \(half) events hold the same records", at, atPeer)
+    // Incremental: that state as a base, plus what follows the token, is the full state.
+    let continued = Bench.data + "/replay-continued.ndjson"
+    run([Bench.ferry, "replay", log, "--base", at, "--since", "Chats@\(half)", "--out", continued, "--quiet"])
+    check("--base (state at Chats@\(half)) --since Chats@\(half) and the full replay hold the same records", continued, ferryOut)
+    for path in [ferryOut, duckOut, orjsonOut, at, atPeer, continued] {
+        unlink(path)
+        unlink(path + ".tokens.json")
+    }
+}
+
+/// How the tokens-only median compares with the full replay's.
+@MainActor private func tokensRatio() -> String {
+    guard let full = Bench.results.first(where: { $0.task == "replay" && $0.tool == "ferry replay" }),
+          let tokens = Bench.results.first(where: { $0.task == "replay-tokens" }) else { return "—" }
+    return "\(format(tokens.medianSeconds / full.medianSeconds * 100, 1)) % of"
+}
+
+/// Runs a command whose failure ends the benchmark.
+@MainActor private func run(_ command: [String]) {
+    let result = Runner.run(command)
+    guard result.status == 0 else { fatal("\(command.joined(separator: " ")) failed: \(result.status)") }
+}
+
+/// Compares two states with `ferry diff` (records matched by zone and name, compared as JSON).
+@MainActor private func check(_ claim: String, _ a: String, _ b: String) {
+    let status = Runner.run(["/bin/sh", "-c", "\(Bench.ferry) diff '\(a)' '\(b)' --quiet"]).status
+    let lines = Runner.run(["/bin/sh", "-c", "test $(wc -l < '\(a)') -eq $(wc -l < '\(b)')"]).status == 0
+    print("  \(status == 0 && lines ? "ok" : "FAILED (ferry diff exit \(status))"): \(claim)")
+    if status != 0 { Bench.ratios.append("replay check failed: \(claim)") }
+}
+
+private func modificationTime(_ path: String) -> Int {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return 0 }
+    #if canImport(Darwin)
+    return Int(info.st_mtimespec.tv_sec)
+    #else
+    return Int(info.st_mtim.tv_sec)
+    #endif
+}

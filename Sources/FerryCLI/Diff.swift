@@ -1,0 +1,124 @@
+import ArgumentParser
+import FerryChangeLog
+import FerryIO
+import FerryRecords
+
+/// `ferry diff A B`: which records two states or exports do not share, and which changed.
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two states or exports: records only in A, only in B, and changed.",
+        discussion: """
+        A and B are anything Ferry reads: NDJSON (gzip recognized), saved CloudKit responses, \
+        archives. Records are matched by zone (name and owner) and recordName and compared as JSON \
+        values: key order does not matter, numbers compare by value. For each changed record the \
+        fields and system keys that differ are named. A record given twice in one input counts as \
+        its last version.
+
+        Memory is proportional to the records of A (held as compact JSON); B is streamed.
+
+        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error or unreadable input.
+
+        Examples:
+          ferry diff state.ndjson snapshot.ndjson
+          ferry diff replayed.tar.gz export.ndjson.gz --json | jq '.changed[].fields'
+          ferry replay history.ndjson --out s.ndjson --quiet && ferry diff s.ndjson expected.ndjson --quiet
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The first state or export (- is stdin).", valueName: "A"))
+    var a: String
+
+    @Argument(help: ArgumentHelp("The second state or export (- is stdin).", valueName: "B"))
+    var b: String
+
+    @Flag(help: "Print the differences as JSON on stdout.")
+    var json = false
+
+    @Flag(help: "Print nothing; only the exit code tells.")
+    var quiet = false
+
+    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted.")
+    var maxLineBytes: Int = 64 << 20
+
+    func validate() throws {
+        if a == "-" && b == "-" { throw ValidationError("standard input (-) can be read only once") }
+        for path in [a, b] where path != "-" && !FileSystem.exists(path) {
+            throw ValidationError("no such input: \(path)")
+        }
+        if maxLineBytes < 1 { throw ValidationError("--max-line-bytes expects a positive number") }
+    }
+
+    func run() throws {
+        let diff: StateDiff
+        do {
+            let options = RecordInputOptions(maximumLineBytes: maxLineBytes)
+            diff = try StateDiff(comparing: try openRecordReader(a, options: options), with: try openRecordReader(b, options: options))
+        } catch {
+            var failure = dataFailure(error)
+            if var command = failure as? CommandFailure {
+                command.exitCode = 2
+                failure = command
+            }
+            throw failure
+        }
+        if json {
+            print(Self.json(diff))
+        } else if !quiet {
+            print(Self.text(diff), terminator: "")
+        }
+        if !diff.isIdentical { throw CommandFailure(message: "", exitCode: 1) }
+    }
+
+    private static func describe(_ zone: ZoneID, _ name: String, _ type: String?) -> String {
+        zone.zoneName + (zone.ownerRecordName.map { " (\($0))" } ?? "") + "/" + name + (type.map { " [\($0)]" } ?? "")
+    }
+
+    static func text(_ diff: StateDiff) -> String {
+        var text = ""
+        for entry in diff.onlyInA { text += "only in A: \(describe(entry.zoneID, entry.recordName, entry.recordType))\n" }
+        for entry in diff.onlyInB { text += "only in B: \(describe(entry.zoneID, entry.recordName, entry.recordType))\n" }
+        for change in diff.changed {
+            var parts: [String] = []
+            if !change.fields.isEmpty { parts.append("fields " + change.fields.joined(separator: ", ")) }
+            if !change.keys.isEmpty { parts.append("keys " + change.keys.joined(separator: ", ")) }
+            text += "changed: \(describe(change.zoneID, change.recordName, change.recordType)): \(parts.joined(separator: "; "))\n"
+        }
+        text += "\(diff.isIdentical ? "identical" : "different"): A has \(diff.countA) records, B \(diff.countB); "
+            + "\(diff.identicalCount) identical, \(diff.onlyInA.count) only in A, \(diff.onlyInB.count) only in B, \(diff.changed.count) changed\n"
+        return text
+    }
+
+    static func json(_ diff: StateDiff) -> String {
+        func zoneJSON(_ zone: ZoneID) -> JSONValue {
+            var out = JSONOutput(capacity: 128)
+            RecordJSON.encode(zone, into: &out)
+            return (try? RecordJSON.parseValue(out.bytes)) ?? .null
+        }
+        func entry(_ zone: ZoneID, _ name: String, _ type: String?) -> JSONObject {
+            var object: JSONObject = ["zoneID": zoneJSON(zone), "recordName": .string(name)]
+            if let type { object.append(key: "recordType", value: .string(type)) }
+            return object
+        }
+        let changed: [JSONValue] = diff.changed.map { change in
+            var object = entry(change.zoneID, change.recordName, change.recordType)
+            object.append(key: "fields", value: .array(change.fields.map(JSONValue.string)))
+            object.append(key: "keys", value: .array(change.keys.map(JSONValue.string)))
+            return .object(object)
+        }
+        let root: JSONObject = [
+            "identical": .bool(diff.isIdentical),
+            "counts": .object([
+                "a": .number(JSONNumber(Int64(diff.countA))), "b": .number(JSONNumber(Int64(diff.countB))),
+                "identical": .number(JSONNumber(Int64(diff.identicalCount))),
+                "onlyInA": .number(JSONNumber(Int64(diff.onlyInA.count))), "onlyInB": .number(JSONNumber(Int64(diff.onlyInB.count))),
+                "changed": .number(JSONNumber(Int64(diff.changed.count))),
+            ]),
+            "onlyInA": .array(diff.onlyInA.map { .object(entry($0.zoneID, $0.recordName, $0.recordType)) }),
+            "onlyInB": .array(diff.onlyInB.map { .object(entry($0.zoneID, $0.recordName, $0.recordType)) }),
+            "changed": .array(changed),
+        ]
+        var out = JSONOutput()
+        out.appendValue(.object(root))
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,318 @@
+import ArgumentParser
+import FerryArchive
+import FerryChangeLog
+import FerryCompression
+import FerryIO
+import FerryRecords
+
+/// `ferry replay HISTORY... --out STATE`: rebuild the state of every zone from a history.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rebuild the state of every zone from a change history, to any point in time.",
+        discussion: """
+        HISTORY is Ferry change-log NDJSON (Docs/ChangeLogFormat.md) or saved CloudKit change \
+        responses (records/changes, changes/zone, changes/database, zones/changes), one per line or \
+        pretty-printed: files, folders of response files (read in name order), or - for stdin; \
+        gzip is recognized by content. Change tokens are opaque: order comes from the history.
+
+        A save replaces a record, a delete removes it, deleting or purging a zone removes its \
+        records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
+        Memory is proportional to the live state, not to the history.
+
+        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz). \
+        Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json. \
+        STATE and its tokens are written to temporary files and renamed into place at the end: an \
+        interrupted replay leaves no partial output, and running it again succeeds.
+
+        Anomalies (deletes of unknown records, unchanged change tags, modification times going \
+        backwards, dangling parents and references, tokens seen twice, events for deleted zones, \
+        reference cycles with --order, server errors) are counted on stderr and listed with \
+        --report. Exit codes: 0 success (anomalies included), 1 data error, 2 usage error.
+
+        Examples:
+          ferry replay history.ndjson --out state.ndjson
+          ferry replay responses/ --out state.tar.gz --report anomalies.json
+          ferry replay history.ndjson.gz --until AQAAAB8= --out then.ndjson
+          ferry replay history.ndjson --base then.ndjson --since AQAAAB8= --out now.ndjson
+          ferry replay new.ndjson --base now.ndjson --out later.ndjson
+          ferry replay history.ndjson --tokens-only --json
+          cat pages.ndjson | ferry replay - --out - --quiet | ferry inspect -
+        """
+    )
+
+    @Argument(help: ArgumentHelp("History files or folders, in fetch order (- is stdin).", valueName: "HISTORY"))
+    var histories: [String] = []
+
+    @Option(help: ArgumentHelp("Where to write the state (- is stdout): NDJSON, .gz, or an archive .tar.gz.", valueName: "STATE"))
+    var out: String?
+
+    @Option(help: ArgumentHelp("Stop at the checkpoint carrying this token: the state exactly then.", valueName: "TOKEN"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("Apply only what follows the checkpoint carrying this token, on top of --base.", valueName: "TOKEN"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("An earlier state (any format Ferry reads) to apply the history on; its tokens give --since.", valueName: "STATE"))
+    var base: String?
+
+    @Flag(help: "Print the latest token of every zone without decoding records (no --out).")
+    var tokensOnly = false
+
+    @Flag(help: "Deleting a record deletes the records pointing at it with DELETE_SELF (for histories without those tombstones).")
+    var cascade = false
+
+    @Flag(help: "Apply each batch in dependency order and write STATE parents and referenced records first; report cycles.")
+    var order = false
+
+    @Option(help: ArgumentHelp("Write the anomalies as JSON here.", valueName: "FILE"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Also write the changes as applied, in Ferry's change-log format.", valueName: "FILE"))
+    var log: String?
+
+    @Option(help: ArgumentHelp("The zone of responses and records that name none (default _defaultZone).", valueName: "NAME"))
+    var zone: String?
+
+    @Option(help: "Output format when the extension doesn't say (ndjson, archive).")
+    var to: RecordFormat?
+
+    @Option(help: ArgumentHelp("Database of the zones written to an archive: public, private or shared.", valueName: "NAME"))
+    var database: String = "private"
+
+    @Option(help: "Threads decoding the history (default: one per processor, at most 4; 0 decodes on the main thread).")
+    var threads: Int?
+
+    @Flag(help: "Print the summary (or, with --tokens-only, the tokens) as JSON.")
+    var json = false
+
+    @Flag(help: "No summary, anomaly counts or progress on stderr.")
+    var quiet = false
+
+    @Option(name: .customLong("max-line-bytes"), help: "Longest history line accepted.")
+    var maxLineBytes: Int = 64 << 20
+
+    func validate() throws {
+        guard !histories.isEmpty else { throw ValidationError("expected at least one HISTORY") }
+        if histories.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+        for input in histories where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
+            throw ValidationError("no such history: \(input)")
+        }
+        if tokensOnly {
+            for (flag, used) in [("--out", out != nil), ("--base", base != nil), ("--since", since != nil), ("--cascade", cascade),
+                                 ("--order", order), ("--log", log != nil), ("--report", report != nil)] where used {
+                throw ValidationError("--tokens-only reads tokens only: \(flag) does not apply")
+            }
+        } else if out == nil {
+            throw ValidationError("expected --out STATE (or --tokens-only)")
+        }
+        if since != nil && base == nil { throw ValidationError("--since needs --base, the state at that checkpoint") }
+        if let since, since == until { throw ValidationError("--until must name a checkpoint after --since") }
+        if let base, base != "-", !FileSystem.exists(base) { throw ValidationError("no such base state: \(base)") }
+        if base == "-" && histories.contains("-") { throw ValidationError("standard input (-) can be read only once") }
+        if let out, out == base { throw ValidationError("--out must differ from --base (the base is read while the state is written)") }
+        if maxLineBytes < 1 { throw ValidationError("--max-line-bytes expects a positive number") }
+        if let threads, threads < 0 { throw ValidationError("--threads expects a number ≥ 0, found \(threads)") }
+    }
+
+    func run() throws {
+        let clock = Stopwatch()
+        let progress = ReplayProgress(enabled: !quiet && StandardError.isTerminal, clock: clock)
+        var output: RecordOutput?
+        var logFile: OutputFile?
+        var reportFile: OutputFile?
+        do {
+            if let out { output = try openRecordOutput(out, options: RecordOutputOptions(format: to, database: database)) }
+            if let report { reportFile = try OutputFile(path: report) }
+            let baseState = try loadBase()
+            var configuration = try configuration()
+            // Without --since, a base written by Ferry continues from its last checkpoint.
+            if base != nil && since == nil { configuration.since = baseState.tokens.lastCheckpoint?.syncToken }
+            let replayer = Replayer(configuration: configuration, base: baseState)
+            var logWriter: ChangeLogWriter?
+            if let log {
+                let file = try OutputFile(path: log)
+                logFile = file
+                let writer = ChangeLogWriter(sink: RecordFormat.impliesGzip(log) ? try GzipSink(wrapping: file) : file)
+                replayer.onApply = { try writer.write($0) }
+                logWriter = writer
+            }
+            replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
+            for path in try Replayer.expandHistory(histories) {
+                guard !replayer.reachedUntil else { break }
+                try replayer.apply(try Compression.openInput(try InputFile(path: path)))
+            }
+            let applied = clock.seconds
+            if tokensOnly {
+                try replayer.finish()
+                progress.clear()
+                print(json ? Self.tokensJSON(replayer.tokens) : Self.text(of: replayer.tokens), terminator: "")
+                return
+            }
+            progress.clear()
+            // The state is written while the reference check runs beside it.
+            try replayer.finish { state in
+                if let output, let out { try write(state, to: output, path: out) }
+            }
+            try logWriter?.finish()
+            if let reportFile {
+                try reportFile.write(replayer.anomalies.json() + "\n")
+                try reportFile.commit()
+            }
+            let seconds = clock.seconds
+            summarize(replayer, seconds: seconds, phases: [("history", applied), ("checkAndWrite", seconds - applied)])
+        } catch {
+            progress.clear()
+            output?.abandon()
+            logFile?.abandon()
+            reportFile?.abandon()
+            throw dataFailure(error)
+        }
+    }
+
+    private func configuration() throws -> Replayer.Configuration {
+        var reader = ChangeLogReader.Configuration(maximumLineBytes: maxLineBytes)
+        if let zone { reader.defaultZone = ZoneID(zoneName: zone) }
+        return Replayer.Configuration(until: until, since: since, tokensOnly: tokensOnly, cascade: cascade, ordersBatches: order,
+                                      reader: reader, decodingThreads: threads)
+    }
+
+    /// The base state with its tokens: from the archive's manifest, or from STATE.tokens.json.
+    private func loadBase() throws -> ReplayState {
+        guard let base else { return ReplayState() }
+        let reader = try openRecordReader(base, options: RecordInputOptions(maximumLineBytes: maxLineBytes))
+        var tokens: ReplayTokens?
+        if let archive = reader as? ArchiveRecordReader {
+            tokens = ReplayTokens(zones: archive.archive.manifest.zones.compactMap { zone in
+                zone.changeToken.map { ReplayTokens.ZoneToken(zoneID: zone.zoneID, syncToken: $0) }
+            })
+        } else if base != "-", FileSystem.exists(ReplayTokens.sidecarPath(for: base)) {
+            tokens = try ReplayTokens(contentsOfFile: ReplayTokens.sidecarPath(for: base))
+        }
+        let state = try ReplayState(loading: reader, tokens: tokens)
+        if since == nil && state.tokens.lastCheckpoint == nil {
+            throw ValidationError("--base \(base) comes with no tokens file naming its last checkpoint "
+                                  + "(\(ReplayTokens.sidecarPath(for: base))): give --since TOKEN")
+        }
+        return state
+    }
+
+    /// Writes the state, and its tokens into the archive's manifest or beside the state.
+    private func write(_ state: ReplayState, to output: RecordOutput, path: String) throws {
+        let stateOrder: ReplayState.OutputOrder = order ? .dependencies : .byName
+        let tokens = state.tokens
+        if let archive = output.archive {
+            for zone in tokens.zones where !zone.isDeleted {
+                try archive.archive.addZone(zone.zoneID, database: database)
+                if let token = zone.syncToken { try archive.archive.setChangeToken(token, for: zone.zoneID, database: database) }
+            }
+            try state.write(to: output.writer, order: stateOrder)
+            return
+        }
+        guard path != "-" else {
+            try state.write(to: output.writer, order: stateOrder)
+            return
+        }
+        // The tokens are staged first and renamed last; an old tokens file goes before the state
+        // is renamed, so no tokens file ever describes another state.
+        let sidecar = ReplayTokens.sidecarPath(for: path)
+        let tokensFile = try OutputFile(path: sidecar)
+        do {
+            try tokensFile.write(tokens.json())
+            if FileSystem.exists(sidecar) { try FileSystem.remove(sidecar) }
+            try state.write(to: output.writer, order: stateOrder)
+            try tokensFile.commit()
+        } catch {
+            tokensFile.abandon()
+            throw error
+        }
+    }
+
+    private func summarize(_ replayer: Replayer, seconds: Double, phases: [(String, Double)]) {
+        let state = replayer.state
+        let anomalies = replayer.anomalies
+        let eventsPerSecond = seconds > 0 ? Double(replayer.eventCount) / seconds : 0
+        if !quiet && anomalies.total > 0 {
+            let counts = ReplayAnomaly.Kind.allCases.filter { anomalies.count(of: $0) > 0 }
+                .map { "\($0.rawValue) \(anomalies.count(of: $0))" }.joined(separator: ", ")
+            StandardError.write("ferry: \(anomalies.total) anomal\(anomalies.total == 1 ? "y" : "ies"): \(counts)"
+                                + (report == nil ? " (list them with --report FILE)" : "") + "\n")
+        }
+        if json {
+            var counts = JSONObject()
+            for kind in ReplayAnomaly.Kind.allCases where anomalies.count(of: kind) > 0 {
+                counts.append(key: kind.rawValue, value: .number(JSONNumber(Int64(anomalies.count(of: kind)))))
+            }
+            var object: JSONObject = [
+                "events": .number(JSONNumber(Int64(replayer.eventCount))),
+                "applied": .number(JSONNumber(Int64(replayer.appliedCount))),
+                "records": .number(JSONNumber(Int64(state.recordCount))),
+                "zones": .number(JSONNumber(Int64(state.zoneIDs.count))),
+                "anomalies": .number(JSONNumber(Int64(anomalies.total))),
+                "anomalyCounts": .object(counts),
+                "bytesIn": .number(JSONNumber(Int64(replayer.bytesRead))),
+                "seconds": .number(JSONNumber(text: format(seconds, 3))),
+                "phaseSeconds": .object(JSONObject(phases.map { .init(key: $0.0, value: .number(JSONNumber(text: format($0.1, 3)))) })),
+                "eventsPerSecond": .number(JSONNumber(text: format(eventsPerSecond, 0))),
+            ]
+            if let last = state.tokens.lastCheckpoint { object.append(key: "lastToken", value: .string(last.syncToken)) }
+            var text = JSONOutput()
+            text.appendValue(.object(object))
+            let line = String(decoding: text.bytes, as: UTF8.self) + "\n"
+            if out == "-" { StandardError.write(line) } else { print(line, terminator: "") }
+            return
+        }
+        guard !quiet else { return }
+        StandardError.write("ferry: \(replayer.eventCount) events, \(replayer.appliedCount) applied, \(state.recordCount) records in "
+                            + "\(state.zoneIDs.count) zones, \(format(seconds, 2)) s, \(format(eventsPerSecond, 0)) events/s\n")
+    }
+
+    /// The tokens as `--tokens-only --json` prints them (no record count: records were not read).
+    static func tokensJSON(_ tokens: ReplayTokens) -> String {
+        var tokens = tokens
+        tokens.recordCount = nil
+        return tokens.json()
+    }
+
+    /// One line per zone: name, owner, token, and flags, tab-separated; `-` for what is absent.
+    static func text(of tokens: ReplayTokens) -> String {
+        var text = ""
+        for zone in tokens.zones {
+            var line = [zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "-", zone.syncToken ?? "-"]
+            if zone.isDeleted { line.append("deleted") }
+            if zone.moreComing { line.append("moreComing") }
+            text += line.joined(separator: "\t") + "\n"
+        }
+        if let database = tokens.database {
+            text += ["(database)", "-", database.syncToken].joined(separator: "\t") + (database.moreComing ? "\tmoreComing\n" : "\n")
+        }
+        return text
+    }
+}
+
+/// Progress of a replay on stderr (only on a terminal), at most a few times a second.
+final class ReplayProgress {
+    private let enabled: Bool
+    private let clock: Stopwatch
+    private var last = 0.0
+    private var shown = false
+
+    init(enabled: Bool, clock: Stopwatch) {
+        self.enabled = enabled
+        self.clock = clock
+    }
+
+    func update(events: Int, bytes: Int) {
+        guard enabled else { return }
+        let now = clock.seconds
+        guard now - last >= 0.25 else { return }
+        last = now
+        shown = true
+        StandardError.write("\r\u{1B}[K\(events) events, \(format(Double(bytes) / 1e6, 1)) MB, "
+                            + "\(format(Double(events) / max(now, 1e-9), 0)) events/s")
+    }
+
+    func clear() {
+        if shown { StandardError.write("\r\u{1B}[K") }
+        shown = false
+    }
+}

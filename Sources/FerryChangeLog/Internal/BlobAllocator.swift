@@ -1,0 +1,150 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Memory for the records of a state: blocks in size classes of 64 bytes (up to 16,320 bytes)
+/// carved from 64 MiB regions — backed by transparent huge pages where Linux offers them, so
+/// growing the state costs few page faults — with freed blocks kept per class for reuse. Larger
+/// blobs use `malloc`. No locks: one thread changes a state at a time.
+///
+/// A blob records its class in its header (``RecordBlob/sizeClass``), so ``release(_:)`` knows
+/// where it came from. Once a state outgrows its first region, the next one is mapped and its
+/// pages touched on another thread ahead of need, so page faults leave the applying thread.
+final class BlobAllocator {
+    private static let granule = 64
+    private static let classCount = 255
+    private static let regionSize = 64 << 20
+    private var regions: [UnsafeMutableRawPointer] = []
+    private let spare = SpareRegion(size: regionSize)
+    private var next: UnsafeMutableRawPointer?
+    private var left = 0
+    /// The first free block of each class; a free block holds the next one in its first 8 bytes.
+    private let freeLists: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+
+    init() {
+        freeLists = .allocate(capacity: Self.classCount + 1)
+        freeLists.initialize(repeating: nil, count: Self.classCount + 1)
+    }
+
+    deinit {
+        for region in regions { munmap(region, Self.regionSize) }
+        spare.discard()
+        freeLists.deallocate()
+    }
+
+    /// A copy of `blob` that this allocator owns.
+    @inline(__always)
+    func copy(_ blob: RecordBlob) -> RecordBlob {
+        let size = blob.size
+        let sizeClass = (size + Self.granule - 1) / Self.granule
+        guard sizeClass <= Self.classCount else { return blob.copy() }
+        let raw: UnsafeMutableRawPointer
+        if let free = freeLists[sizeClass] {
+            freeLists[sizeClass] = free.load(as: UnsafeMutableRawPointer?.self)
+            raw = free
+        } else {
+            raw = carve(sizeClass * Self.granule)
+        }
+        blob.copyContiguous(to: raw, sizeClass: UInt8(sizeClass))
+        return RecordBlob(raw: raw)
+    }
+
+    /// Gives back a blob made by ``copy(_:)`` (or `malloc`ed, which is freed).
+    @inline(__always)
+    func release(_ blob: RecordBlob) {
+        let sizeClass = Int(blob.sizeClass)
+        guard sizeClass > 0 else {
+            blob.free()
+            return
+        }
+        blob.raw.storeBytes(of: freeLists[sizeClass], as: UnsafeMutableRawPointer?.self)
+        freeLists[sizeClass] = blob.raw
+    }
+
+    private func carve(_ size: Int) -> UnsafeMutableRawPointer {
+        if size > left {
+            // The first region is mapped here; from the second on, each comes ready from the
+            // spare, which then prepares the next.
+            let region = regions.isEmpty ? SpareRegion.map(size: Self.regionSize, touching: false) : spare.take()
+            regions.append(region)
+            if regions.count >= 2 { spare.prepare() }
+            next = region
+            left = Self.regionSize
+        }
+        let pointer = next!
+        next = pointer + size
+        left -= size
+        return pointer
+    }
+}
+
+/// A region mapped, and its pages faulted in, on another thread before it is needed.
+///
+/// `@unchecked Sendable`: the region is handed over through `ready` under `lock`, after `done`
+/// is signalled; the applying thread uses it only then.
+final class SpareRegion: @unchecked Sendable {
+    private let size: Int
+    private let lock = Lock()
+    private var ready: UnsafeMutableRawPointer?
+    private var isPending = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(size: Int) { self.size = size }
+
+    /// Maps `size` bytes (huge pages asked for on Linux), writing a byte in every page when
+    /// `touching`, so the faults happen now.
+    static func map(size: Int, touching: Bool) -> UnsafeMutableRawPointer {
+        guard let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              region != UnsafeMutableRawPointer(bitPattern: -1) else { // MAP_FAILED
+            fatalError("cannot map \(size) bytes for replay's records (errno \(errno))")
+        }
+        #if os(Linux)
+        _ = madvise(region, size, MADV_HUGEPAGE)
+        #endif
+        if touching {
+            var offset = 0
+            while offset < size {
+                region.storeBytes(of: 0 as UInt8, toByteOffset: offset, as: UInt8.self)
+                offset += 4096
+            }
+        }
+        return region
+    }
+
+    /// Starts preparing a region, unless one is on its way.
+    func prepare() {
+        guard !lock.withLock({ isPending }) else { return }
+        lock.withLock { isPending = true }
+        let size = size
+        DispatchQueue.global().async { [self] in
+            let region = Self.map(size: size, touching: true)
+            lock.withLock { ready = region }
+            done.signal()
+        }
+    }
+
+    /// The prepared region (waiting for it, preparing it here if none is on its way).
+    func take() -> UnsafeMutableRawPointer {
+        prepare()
+        done.wait()
+        return lock.withLock {
+            defer {
+                ready = nil
+                isPending = false
+            }
+            return ready!
+        }
+    }
+
+    /// Unmaps a region prepared and not taken (waiting for one on its way).
+    func discard() {
+        guard lock.withLock({ isPending }) else { return }
+        munmap(take(), size)
+    }
+}

@@ -1,0 +1,43 @@
+import FerryRecords
+
+/// An event as replay sees it: a saved record is a ``RecordBlob`` in the arena of the block it was
+/// read from, valid until the next event is asked for.
+enum RawEvent {
+    case zoneSaved(ZoneID)
+    case zoneDeleted(ZoneID)
+    case zonePurged(ZoneID)
+    /// A save; the zone is given by its number in the reader's ``ZoneRegistry``.
+    case recordSaved(RecordBlob, zone: Int)
+    case recordDeleted(recordName: String, zoneID: ZoneID, recordType: String?)
+    case checkpoint(ChangeEvent.Checkpoint)
+    /// An error entry (`serverErrorCode`) of a change response, for a zone or a record.
+    case serverError(zoneID: ZoneID?, recordName: String?, code: String, reason: String?)
+}
+
+/// Events waiting to be applied, taken in order.
+final class EventBuffer {
+    private(set) var events: [RawEvent] = []
+    private var next = 0
+
+    /// Whether every event was taken.
+    var isEmpty: Bool { next >= events.count }
+
+    /// The number of events not taken yet.
+    var remaining: Int { events.count - next }
+
+    func append(_ event: RawEvent) { events.append(event) }
+
+    /// Takes the next event.
+    @inline(__always)
+    func take() -> RawEvent? {
+        guard next < events.count else { return nil }
+        defer { next += 1 }
+        return events[next]
+    }
+
+    /// Empties the buffer.
+    func reset() {
+        events.removeAll(keepingCapacity: true)
+        next = 0
+    }
+}

@@ -1,0 +1,155 @@
+import FerryRecords
+
+/// The differences between two sets of records (two states, exports or snapshots): records only
+/// in the first, only in the second, and in both but changed, with the fields and system keys
+/// that differ.
+///
+/// Records are matched by zone (name and owner) and `recordName`, compared by their bytes, and
+/// compared as JSON values: key order does not matter, numbers compare by value. A record given
+/// twice in one input counts once, as its last version. Memory is proportional to the records of
+/// the first input (held as compact JSON); the second is streamed.
+///
+/// ```swift
+/// let diff = try StateDiff(comparing: readerA, with: readerB)
+/// if !diff.isIdentical { print(diff.changed.map(\.recordName)) }
+/// ```
+public struct StateDiff: Sendable {
+    /// A record present in one input only.
+    public struct Entry: Sendable, Equatable {
+        /// The record's zone.
+        public var zoneID: ZoneID
+        /// The record's name.
+        public var recordName: String
+        /// The record's type, when it has one.
+        public var recordType: String?
+    }
+
+    /// A record present in both inputs with different contents.
+    public struct Change: Sendable, Equatable {
+        /// The record's zone.
+        public var zoneID: ZoneID
+        /// The record's name.
+        public var recordName: String
+        /// The record's type (in the second input).
+        public var recordType: String?
+        /// Fields added, removed or changed, by name, in byte order.
+        public var fields: [String]
+        /// System keys (and unknown top-level keys) that differ: `recordChangeTag`, `modified`, …
+        public var keys: [String]
+    }
+
+    /// Records only in the first input, by zone then name.
+    public private(set) var onlyInA: [Entry] = []
+    /// Records only in the second input, by zone then name.
+    public private(set) var onlyInB: [Entry] = []
+    /// Records in both whose contents differ, by zone then name.
+    public private(set) var changed: [Change] = []
+    /// Records in both with the same contents.
+    public private(set) var identicalCount = 0
+    /// Records in the first input (each name counted once).
+    public private(set) var countA = 0
+    /// Records in the second input (each name counted once).
+    public private(set) var countB = 0
+
+    /// Whether both inputs hold the same records with the same contents.
+    public var isIdentical: Bool { onlyInA.isEmpty && onlyInB.isEmpty && changed.isEmpty }
+
+    private struct Key: Hashable, Comparable {
+        var zone: ZoneKey
+        var name: ExactName
+        static func < (a: Key, b: Key) -> Bool { a.zone != b.zone ? a.zone < b.zone : a.name < b.name }
+    }
+
+    private enum Outcome {
+        case onlyInB(Entry)
+        case changed(Change)
+        case identical
+    }
+
+    /// Compares the records `a` returns with those `b` returns.
+    ///
+    /// - Throws: what the readers throw (bad input, with its position).
+    public init(comparing a: any RecordReader, with b: any RecordReader) throws {
+        var held: [Key: (bytes: [UInt8], zoneID: ZoneID, recordType: String?)] = [:]
+        while let record = try a.next() {
+            held[Self.key(of: record)] = (Self.encode(record), record.zoneID ?? .default, record.recordType)
+        }
+        var outcomes: [Key: Outcome] = [:]
+        while let record = try b.next() {
+            let key = Self.key(of: record)
+            outcomes[key] = try Self.compare(record, with: held[key])
+        }
+        countA = held.count
+        countB = outcomes.count
+        onlyInA = held.filter { outcomes[$0.key] == nil }.sorted { $0.key < $1.key }
+            .map { Entry(zoneID: $0.value.zoneID, recordName: $0.key.name.string, recordType: $0.value.recordType) }
+        for (_, outcome) in outcomes.sorted(by: { $0.key < $1.key }) {
+            switch outcome {
+            case .onlyInB(let entry): onlyInB.append(entry)
+            case .changed(let change): changed.append(change)
+            case .identical: identicalCount += 1
+            }
+        }
+    }
+
+    private static func compare(_ record: Record, with other: (bytes: [UInt8], zoneID: ZoneID, recordType: String?)?) throws -> Outcome {
+        let zoneID = record.zoneID ?? .default
+        guard let other else { return .onlyInB(Entry(zoneID: zoneID, recordName: record.recordName, recordType: record.recordType)) }
+        let bytes = encode(record)
+        if bytes == other.bytes { return .identical }
+        let (fields, keys) = try differences(other.bytes, bytes)
+        if fields.isEmpty && keys.isEmpty { return .identical }
+        return .changed(Change(zoneID: zoneID, recordName: record.recordName, recordType: record.recordType, fields: fields, keys: keys))
+    }
+
+    private static func key(of record: Record) -> Key {
+        Key(zone: ZoneKey(record.zoneID ?? .default), name: ExactName(record.recordName))
+    }
+
+    private static func encode(_ record: Record) -> [UInt8] {
+        var out = JSONOutput(capacity: 1024)
+        RecordJSON.encode(record, into: &out)
+        return out.array
+    }
+
+    /// The fields and top-level keys whose JSON values differ between two encoded records.
+    private static func differences(_ a: [UInt8], _ b: [UInt8]) throws -> (fields: [String], keys: [String]) {
+        let x = try a.withUnsafeBytes { try RecordJSON.parseValue($0) }.objectValue ?? JSONObject()
+        let y = try b.withUnsafeBytes { try RecordJSON.parseValue($0) }.objectValue ?? JSONObject()
+        let mx = members(x), my = members(y)
+        var keys: [String] = []
+        var fields: [String] = []
+        for key in union(x, y) {
+            let u = mx[ExactName(key)], v = my[ExactName(key)]
+            if key == "fields", u?.objectValue != nil || v?.objectValue != nil {
+                let fx = u?.objectValue ?? JSONObject(), fy = v?.objectValue ?? JSONObject()
+                let nx = members(fx), ny = members(fy)
+                for name in union(fx, fy) where !same(nx[ExactName(name)], ny[ExactName(name)]) { fields.append(name) }
+                if (u == nil) != (v == nil) && fields.isEmpty { keys.append(key) }
+            } else if !same(u, v) {
+                keys.append(key)
+            }
+        }
+        return (fields.sorted { ExactName($0) < ExactName($1) }, keys)
+    }
+
+    private static func members(_ object: JSONObject) -> [ExactName: JSONValue] {
+        Dictionary(object.members.map { (ExactName($0.key), $0.value) }, uniquingKeysWith: { $1 })
+    }
+
+    private static func same(_ a: JSONValue?, _ b: JSONValue?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let x?, let y?): return JSONEquality.equal(x, y)
+        default: return false
+        }
+    }
+
+    /// The keys of both objects: the first's in order, then the second's new ones.
+    private static func union(_ a: JSONObject, _ b: JSONObject) -> [String] {
+        var seen = Set(a.members.map { ExactName($0.key) })
+        var result = a.members.map(\.key)
+        for member in b.members where seen.insert(ExactName(member.key)).inserted { result.append(member.key) }
+        return result
+    }
+}

@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The keys of the objects a scanner is inside, kept so duplicate keys are found without
+/// allocating per object. Reuse one across values; it only grows to the widest nesting seen.
+package struct JSONKeyScratch {
+    @usableFromInline struct Span {
+        @usableFromInline var start: Int
+        @usableFromInline var end: Int
+        @usableFromInline var isEscaped: Bool
+
+        @inlinable init(start: Int, end: Int, isEscaped: Bool) {
+            self.start = start
+            self.end = end
+            self.isEscaped = isEscaped
+        }
+    }
+
+    /// A stack: the live spans are `spans[..<top]`; slots above are reused.
+    @usableFromInline var spans: [Span] = []
+    @usableFromInline var top = 0
+
+    /// An empty scratch.
+    package init() {}
+
+    /// Where the keys of an object entered now will start; pass it to
+    /// ``JSONScanner/readKey(recordingIn:from:)`` and to ``forget(from:)``.
+    @inlinable package var mark: Int { top }
+
+    /// Drops the keys recorded from `mark` on (when the object they belong to ends).
+    @inlinable package mutating func forget(from mark: Int) { top = mark }
+
+    @inlinable mutating func push(_ span: Span) {
+        if top < spans.count { spans[top] = span } else { spans.append(span) }
+        top += 1
+    }
+}
+
+extension JSONScanner {
+    /// Skips any JSON value, validating it exactly as ``skipValue()`` does — strings end, escapes
+    /// and UTF-8 are valid, numbers and literals are well formed, brackets balance, no object has
+    /// a key twice — but without allocating: the keys of open objects are kept in `scratch`.
+    ///
+    /// For scanners that skip most of a large input (replaying histories, indexing).
+    @inlinable
+    package mutating func skipValue(scratch: inout JSONKeyScratch) throws(RecordFormatError) {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "\""):
+            let start = position
+            let (stop, flags) = try scanStringBody()
+            try validateString(from: start + 1, to: stop, flags: flags)
+        case UInt8(ascii: "{"):
+            try beginObject()
+            let frame = scratch.mark
+            defer { scratch.forget(from: frame) }
+            var first = true
+            while try nextMember(&first) {
+                _ = try readKey(recordingIn: &scratch, from: frame)
+                try skipValue(scratch: &scratch)
+            }
+        case UInt8(ascii: "["):
+            try beginArray()
+            var first = true
+            while try nextElement(&first) { try skipValue(scratch: &scratch) }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            _ = try readNumber()
+        default:
+            if matchLiteral("true") || matchLiteral("false") || matchLiteral("null") { return }
+            throw unexpected("a value")
+        }
+    }
+
+    /// Checks the escapes and UTF-8 of the string content `start..<stop` that ``scanStringBody()``
+    /// flagged.
+    @inlinable @inline(__always)
+    mutating func validateString(from start: Int, to stop: Int, flags: UInt64) throws(RecordFormatError) {
+        if flags & Self.escapeFlag != 0 {
+            _ = try unescape(from: start, to: stop)
+        } else if flags & Self.highFlag != 0 {
+            try validateUTF8(from: start, to: stop)
+        }
+    }
+
+    @inlinable
+    func sameKey(_ a: JSONKeyScratch.Span, _ b: JSONKeyScratch.Span) throws(RecordFormatError) -> Bool {
+        if !a.isEscaped && !b.isEscaped {
+            let n = a.end - a.start
+            return n == b.end - b.start && (n == 0 || memcmp(base + a.start, base + b.start, n) == 0)
+        }
+        return Array(try keyString(a).utf8) == Array(try keyString(b).utf8)
+    }
+
+    @usableFromInline
+    func keyString(_ span: JSONKeyScratch.Span) throws(RecordFormatError) -> String {
+        if span.isEscaped { return try unescape(from: span.start, to: span.end) }
+        return String(decoding: UnsafeBufferPointer(start: base + span.start, count: span.end - span.start), as: UTF8.self)
+    }
+
+    /// Reads a member key and the `:` after it, like ``readKey()``, and fails when the object
+    /// already had that key: the keys of the current object are those in `scratch` from `mark`
+    /// (``JSONKeyScratch/mark`` taken when the object was entered) on. Returns where the key lies
+    /// (compare it with ``equals(_:_:)``).
+    @inlinable
+    package mutating func readKey(recordingIn scratch: inout JSONKeyScratch, from mark: Int) throws(RecordFormatError) -> JSONStringToken {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { throw unexpected("a key string") }
+        let keyStart = position
+        let (stop, flags) = try scanStringBody()
+        try validateString(from: keyStart + 1, to: stop, flags: flags)
+        let span = JSONKeyScratch.Span(start: keyStart + 1, end: stop, isEscaped: flags & Self.escapeFlag != 0)
+        var index = mark
+        while index < scratch.top {
+            if try sameKey(scratch.spans[index], span) {
+                throw error(.duplicateKey, "expected each key once, found \"\(try keyString(span))\" twice", at: keyStart)
+            }
+            index += 1
+        }
+        scratch.push(span)
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") else { throw unexpected("':' after key \"\(try keyString(span))\"") }
+        position += 1
+        return JSONStringToken(start: span.start, end: span.end, isEscaped: span.isEscaped)
+    }
+
+    /// Reads a string (validated) and returns where its content lies, without making a `String`.
+    @inlinable
+    package mutating func readStringToken() throws(RecordFormatError) -> JSONStringToken {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { throw unexpected("a string") }
+        let start = position
+        let (stop, flags) = try scanStringBody()
+        try validateString(from: start + 1, to: stop, flags: flags)
+        return JSONStringToken(start: start + 1, end: stop, isEscaped: flags & Self.escapeFlag != 0)
+    }
+
+    /// The value of a string token read by ``readStringToken()``.
+    package func string(_ token: JSONStringToken) throws(RecordFormatError) -> String {
+        if token.isEscaped { return try unescape(from: token.start, to: token.end) }
+        return String(decoding: UnsafeBufferPointer(start: base + token.start, count: token.end - token.start), as: UTF8.self)
+    }
+
+    /// Whether a string token read by ``readStringToken()`` has the value `literal`.
+    @inlinable @inline(__always)
+    package func equals(_ token: JSONStringToken, _ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        if token.isEscaped {
+            guard let value = try? string(token) else { return false }
+            return value.utf8.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: n))
+        }
+        return token.end - token.start == n && memcmp(base + token.start, literal.utf8Start, n) == 0
+    }
+}
+
+/// Where a string's content lies in the scanned text (between its quotes) and whether it holds
+/// escapes (then its value differs from its bytes).
+package struct JSONStringToken {
+    /// Offset of the first content byte.
+    package var start: Int
+    /// Offset of the closing quote.
+    package var end: Int
+    /// Whether the content holds escapes.
+    package var isEscaped: Bool
+
+    @inlinable
+    package init(start: Int, end: Int, isEscaped: Bool) {
+        self.start = start
+        self.end = end
+        self.isEscaped = isEscaped
+    }
+}

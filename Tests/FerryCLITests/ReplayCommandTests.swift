@@ -1,0 +1,299 @@
+import FerryArchive
+@testable import FerryChangeLog
+@testable import FerryCLI
+import FerryIO
+import FerryNDJSON
+import FerryRecords
+import FerryTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes bytes to a file.
+private func write(_ bytes: [UInt8], to path: String) {
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+}
+
+/// Canonical JSON of records, for comparing states however they were spelled.
+private func canonicalJSON(_ records: [Record]) -> [String] {
+    records.map { RecordJSON.encodedString($0) }
+}
+
+/// The records of any file Ferry reads (NDJSON, gzip, archive), canonical.
+private func stateRecords(_ path: String) throws -> [String] {
+    let reader = try openRecordReader(path, options: RecordInputOptions())
+    var records: [Record] = []
+    while let record = try reader.next() { records.append(record) }
+    return canonicalJSON(records)
+}
+
+private func files(in directory: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+}
+
+/// The path of the built `ferry` binary.
+@Suite("ferry replay and ferry diff")
+struct ReplayCommandTests {
+    let history = HistoryGenerator.generate(seed: 501, configuration: .init(batches: 30))
+
+    /// A directory holding the history in Ferry's form (`h.ndjson`) and CloudKit's (`ck.ndjson`).
+    private func setUp() -> String {
+        let directory = scratchDirectory()
+        write(history.ferryLines, to: directory + "/h.ndjson")
+        write(history.cloudKitLines, to: directory + "/ck.ndjson")
+        return directory
+    }
+
+    @Test("Replaying a history writes the final snapshot and its tokens beside it, in Ferry's form and CloudKit's")
+    func replaysToSnapshot() throws {
+        let dir = setUp()
+        for input in ["h.ndjson", "ck.ndjson"] {
+            let out = dir + "/state-\(input)"
+            #expect(Ferry.execute(["replay", dir + "/" + input, "--out", out, "--quiet"]) == 0)
+            #expect(try stateRecords(out) == canonicalJSON(history.finalSnapshot))
+            let tokens = try ReplayTokens(contentsOfFile: out + ".tokens.json")
+            #expect(tokens.lastCheckpoint?.syncToken == history.checkpoints.last?.token)
+            #expect(tokens.recordCount == history.finalSnapshot.count)
+        }
+    }
+
+    @Test("--until gives the snapshot at a checkpoint; --base with --since, or with its tokens alone, continues to the full state")
+    func untilAndSince() throws {
+        let dir = setUp()
+        let point = history.checkpoints[history.checkpoints.count / 2]
+        #expect(Ferry.execute(["replay", dir + "/h.ndjson", "--until", point.token, "--out", dir + "/at.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/at.ndjson") == canonicalJSON(point.snapshot))
+        #expect(Ferry.execute(["replay", dir + "/ck.ndjson", "--base", dir + "/at.ndjson", "--since", point.token,
+                               "--out", dir + "/next.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/next.ndjson") == canonicalJSON(history.finalSnapshot))
+        // The base's tokens name its last checkpoint: --since may be left out.
+        #expect(Ferry.execute(["replay", dir + "/h.ndjson", "--base", dir + "/at.ndjson", "--out", dir + "/next2.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/next2.ndjson") == canonicalJSON(history.finalSnapshot))
+    }
+
+    @Test("A folder of response files, gzip-compressed or not, and standard input are histories")
+    func foldersGzipAndStdin() throws {
+        let dir = setUp()
+        let pages = dir + "/pages"
+        try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
+        let lines = lines(of: history.cloudKitLines)
+        for (i, line) in lines.enumerated() { write(line + [0x0A], to: pages + "/" + String(format: "%05d.json", i)) }
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -c '\(dir)/h.ndjson' > '\(dir)/h.ndjson.gz' && gzip '\(pages)/00003.json'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        #expect(Ferry.execute(["replay", pages, "--out", dir + "/from-folder.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/from-folder.ndjson") == canonicalJSON(history.finalSnapshot))
+        #expect(Ferry.execute(["replay", dir + "/h.ndjson.gz", "--out", dir + "/from-gz.ndjson.gz", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/from-gz.ndjson.gz") == canonicalJSON(history.finalSnapshot))
+        let (code, _, _) = try runBinary(["replay", "-", "--out", dir + "/from-stdin.ndjson", "--quiet"],
+                                         stdin: String(decoding: history.ferryLines, as: UTF8.self))
+        #expect(code == 0)
+        #expect(try stateRecords(dir + "/from-stdin.ndjson") == canonicalJSON(history.finalSnapshot))
+    }
+
+    @Test("An archive state carries the zone tokens in its manifest and serves as a base")
+    func archives() throws {
+        let dir = setUp()
+        let point = history.checkpoints[history.checkpoints.count / 3]
+        #expect(Ferry.execute(["replay", dir + "/h.ndjson", "--until", point.token, "--out", dir + "/at.tar.gz", "--quiet"]) == 0)
+        let archive = try ArchiveReader(path: dir + "/at.tar.gz")
+        let tokens = Dictionary(archive.manifest.zones.compactMap { zone in zone.changeToken.map { (zone.zoneID.zoneName, $0) } },
+                                uniquingKeysWith: { $1 })
+        let expected = try Replayer.tokens(of: history.ferryLines, until: point.token)
+        for zone in expected.zones where !zone.isDeleted && zone.syncToken != nil {
+            #expect(tokens[zone.zoneID.zoneName] == zone.syncToken)
+        }
+        #expect(!files(in: dir).contains("at.tar.gz.tokens.json"))
+        #expect(try stateRecords(dir + "/at.tar.gz").sorted() == canonicalJSON(point.snapshot).sorted())
+        #expect(Ferry.execute(["replay", dir + "/h.ndjson", "--base", dir + "/at.tar.gz", "--since", point.token,
+                               "--out", dir + "/end.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/end.ndjson") == canonicalJSON(history.finalSnapshot))
+    }
+
+    @Test("--tokens-only prints the latest token of every zone, as text or JSON")
+    func tokensOnly() throws {
+        let dir = setUp()
+        let (code, out, _) = try runBinary(["replay", dir + "/h.ndjson", "--tokens-only"])
+        #expect(code == 0)
+        for (zone, expected) in history.zoneTokens where expected.token != nil {
+            #expect(out.contains("\(zone)\t\(HistoryGenerator.owner)\t\(expected.token!)"))
+        }
+        let (jsonCode, json, _) = try runBinary(["replay", dir + "/ck.ndjson", "--tokens-only", "--json"])
+        #expect(jsonCode == 0)
+        let tokens = try ReplayTokens(parsing: json)
+        #expect(tokens.recordCount == nil)
+        #expect(Set(tokens.zones.compactMap(\.syncToken)) == Set(history.zoneTokens.values.compactMap(\.token)))
+    }
+
+    @Test("Anomalies are counted on stderr and listed with --report; --json summarizes on stdout")
+    func anomalies() throws {
+        let dir = scratchDirectory()
+        let text = #"""
+        {"event":"recordSaved","record":{"recordName":"a","zoneID":{"zoneName":"Z"},"recordChangeTag":"1","parent":{"recordName":"nobody"}}}
+        {"event":"recordDeleted","recordName":"ghost","zoneID":{"zoneName":"Z"}}
+        {"event":"checkpoint","zoneID":{"zoneName":"Z"},"syncToken":"T1"}
+        """#
+        write(Array(text.utf8), to: dir + "/h.ndjson")
+        let (code, out, err) = try runBinary(["replay", dir + "/h.ndjson", "--out", dir + "/s.ndjson", "--report", dir + "/r.json", "--json"])
+        #expect(code == 0)
+        #expect(err.contains("2 anomalies: unknownRecordDeleted 1, danglingParent 1"))
+        let summary = try JSONValue(parsing: out)
+        #expect(summary["events"] == .number(JSONNumber(Int64(3))))
+        #expect(summary["records"] == .number(JSONNumber(Int64(1))))
+        #expect(summary["lastToken"] == .string("T1"))
+        let report = try JSONValue(parsing: String(decoding: FileManager.default.contents(atPath: dir + "/r.json")!, as: UTF8.self))
+        #expect(report["total"] == .number(JSONNumber(Int64(2))))
+        #expect(report["anomalies"]?.arrayValue?.compactMap { $0["kind"]?.stringValue }.sorted() == ["danglingParent", "unknownRecordDeleted"])
+    }
+
+    @Test("Bad input fails with file:line:column and exit 1, leaving no output", arguments: [
+        ("{\"event\":\"recordSaved\",\"record\":{\"recordName\":\"a\"}}\n{\"event\":\"recordSaved\",\"record\":{\"recordName\":", "h.ndjson:2:", []),
+        ("{\"event\":\"recordSaved\",\"record\":{\"recordName\":\"a\"}}\n\n{\"event\":\"recordRenamed\"}", "h.ndjson:3:", []),
+        ("{\"event\":\"checkpoint\",\"syncToken\":\"T1\"}", "\"T9\"", ["--until", "T9"]),
+    ] as [(String, String, [String])])
+    func badInput(text: String, mentions: String, options: [String]) throws {
+        let dir = scratchDirectory()
+        write(Array(text.utf8), to: dir + "/h.ndjson")
+        let (code, _, err) = try runBinary(["replay", dir + "/h.ndjson", "--out", dir + "/s.ndjson", "--report", dir + "/r.json"] + options)
+        #expect(code == 1)
+        #expect(err.contains(mentions), "\(err)")
+        #expect(files(in: dir) == ["h.ndjson"])
+    }
+
+    @Test("Usage errors exit 2", arguments: [
+        ["replay"], ["replay", "h.ndjson"], ["replay", "h.ndjson", "--out", "s.ndjson", "--since", "T"],
+        ["replay", "h.ndjson", "--tokens-only", "--out", "s.ndjson"], ["replay", "missing.ndjson", "--out", "s.ndjson"],
+        ["replay", "h.ndjson", "--out", "s.ndjson", "--base", "s.ndjson"], ["diff", "h.ndjson"], ["diff", "-", "-"],
+    ])
+    func usage(arguments: [String]) {
+        let dir = setUp()
+        let absolute = arguments.map { $0.hasSuffix(".ndjson") ? dir + "/" + $0 : $0 }
+        #expect(Ferry.execute(absolute) == 2)
+    }
+
+    @Test("ferry diff exits 0 for identical states, 1 for different ones naming what differs, 2 for unreadable input")
+    func diff() throws {
+        let dir = setUp()
+        #expect(Ferry.execute(["replay", dir + "/h.ndjson", "--out", dir + "/a.ndjson", "--quiet"]) == 0)
+        #expect(Ferry.execute(["replay", dir + "/ck.ndjson", "--out", dir + "/b.tar.gz", "--quiet"]) == 0)
+        let (same, sameText, _) = try runBinary(["diff", dir + "/a.ndjson", dir + "/b.tar.gz"])
+        #expect(same == 0)
+        #expect(sameText.hasPrefix("identical"))
+        var changed = history.finalSnapshot
+        changed[0].fields = RecordFields([.init(name: "new", field: RecordField(.string("x"), type: .string))])
+        let removed = changed.removeLast()
+        var out = JSONOutput(capacity: 1 << 16)
+        for record in changed {
+            RecordJSON.encode(record, into: &out)
+            out.append(0x0A)
+        }
+        write(out.array, to: dir + "/c.ndjson")
+        let (different, text, _) = try runBinary(["diff", dir + "/a.ndjson", dir + "/c.ndjson"])
+        #expect(different == 1)
+        #expect(text.contains("only in A: ") && text.contains(removed.recordName))
+        #expect(text.contains("changed: ") && text.contains("fields ") && text.contains("new"))
+        let (jsonCode, json, _) = try runBinary(["diff", dir + "/a.ndjson", dir + "/c.ndjson", "--json"])
+        #expect(jsonCode == 1)
+        let value = try JSONValue(parsing: json)
+        #expect(value["identical"] == .bool(false))
+        #expect(value["onlyInA"]?.arrayValue?.count == 1)
+        #expect(value["changed"]?.arrayValue?.first?["fields"]?.arrayValue?.contains(.string("new")) == true)
+        write(Array("{\"recordName\":".utf8), to: dir + "/bad.ndjson")
+        let (bad, _, err) = try runBinary(["diff", dir + "/a.ndjson", dir + "/bad.ndjson"])
+        #expect(bad == 2)
+        #expect(err.contains("bad.ndjson:1:"))
+    }
+
+    @Test("--log writes the changes as applied in Ferry's format, which replays to the same state; --order and --cascade apply")
+    func logOrderCascade() throws {
+        let dir = setUp()
+        #expect(Ferry.execute(["replay", dir + "/ck.ndjson", "--out", dir + "/s.ndjson", "--log", dir + "/log.ndjson", "--quiet"]) == 0)
+        #expect(Ferry.execute(["replay", dir + "/log.ndjson", "--out", dir + "/again.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/again.ndjson") == canonicalJSON(history.finalSnapshot))
+        let text = #"""
+        {"event":"recordSaved","record":{"recordName":"child","zoneID":{"zoneName":"Z"},"parent":{"recordName":"parent"},"fields":{"of":{"value":{"recordName":"parent","action":"DELETE_SELF"},"type":"REFERENCE"}}}}
+        {"event":"recordSaved","record":{"recordName":"parent","zoneID":{"zoneName":"Z"}}}
+        {"event":"checkpoint","zoneID":{"zoneName":"Z"},"syncToken":"T1"}
+        {"event":"recordSaved","record":{"recordName":"a-other","zoneID":{"zoneName":"Z"}}}
+        {"event":"recordDeleted","recordName":"parent","zoneID":{"zoneName":"Z"}}
+        """#
+        write(Array(text.utf8), to: dir + "/h2.ndjson")
+        #expect(Ferry.execute(["replay", dir + "/h2.ndjson", "--until", "T1", "--order", "--out", dir + "/ordered.ndjson",
+                               "--log", dir + "/ordered-log.ndjson", "--quiet"]) == 0)
+        let ordered = try stateRecords(dir + "/ordered.ndjson").map { try JSONValue(parsing: $0)["recordName"]?.stringValue }
+        #expect(ordered == ["parent", "child"])
+        let log = String(decoding: FileManager.default.contents(atPath: dir + "/ordered-log.ndjson")!, as: UTF8.self)
+        let parentAt = try #require(log.range(of: #""record":{"recordName":"parent""#))
+        let childAt = try #require(log.range(of: #""record":{"recordName":"child""#))
+        #expect(parentAt.lowerBound < childAt.lowerBound)
+        #expect(Ferry.execute(["replay", dir + "/h2.ndjson", "--cascade", "--out", dir + "/cascaded.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/cascaded.ndjson").count == 1) // only a-other: child went with its parent
+        #expect(Ferry.execute(["replay", dir + "/h2.ndjson", "--out", dir + "/plain.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/plain.ndjson").count == 2)
+    }
+
+    @Test("--help shows examples")
+    func help() throws {
+        let (code, out, _) = try runBinary(["replay", "--help"])
+        #expect(code == 0)
+        #expect(out.contains("Examples:") && out.contains("--until") && out.contains("--tokens-only"))
+        let (diffCode, diffOut, _) = try runBinary(["diff", "--help"])
+        #expect(diffCode == 0 && diffOut.contains("Exit codes"))
+    }
+
+    @Test("A killed replay leaves no file under the output name, and running it again succeeds", arguments: [SIGTERM, SIGKILL])
+    func killed(killSignal: Int32) throws {
+        let dir = scratchDirectory()
+        // A large history: one generated history many times over (replaying it again changes nothing).
+        let small = HistoryGenerator.generate(seed: 502, configuration: .init(batches: 120, changesPerBatch: 20, keepsSnapshots: false))
+        var big: [UInt8] = []
+        for _ in 0..<60 { big += small.ferryLines }
+        write(big, to: dir + "/big.ndjson")
+        // The history comes through a pipe: half of it is written, so the replay is under way
+        // and waits for the rest when it is killed, however fast it runs.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ferryBinary())
+        process.arguments = ["replay", "-", "--out", dir + "/state.ndjson", "--quiet"]
+        let input = Pipe()
+        process.standardInput = input
+        signal(SIGPIPE, SIG_IGN) // should the replay end early, writing to it fails instead of ending the tests
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(big[..<(big.count / 2)]))
+        var waited = 0
+        while !files(in: dir).contains(where: { $0.hasPrefix(".state.ndjson.ferry-") }) && waited < 2000 && process.isRunning {
+            usleep(10_000)
+            waited += 1
+        }
+        usleep(200_000)
+        #expect(process.isRunning, "the replay ended before it could be killed: make the history larger")
+        kill(process.processIdentifier, killSignal)
+        process.waitUntilExit()
+        try input.fileHandleForWriting.close()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == killSignal)
+        #expect(!files(in: dir).contains("state.ndjson"))
+        #expect(!files(in: dir).contains("state.ndjson.tokens.json"))
+        if killSignal == SIGTERM { #expect(files(in: dir) == ["big.ndjson"]) } // the handler removed the temporary file
+        #expect(Ferry.execute(["replay", dir + "/big.ndjson", "--out", dir + "/state.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/state.ndjson") == canonicalJSON(small.finalSnapshot))
+        #expect(files(in: dir).filter { !$0.hasPrefix(".") } == ["big.ndjson", "state.ndjson", "state.ndjson.tokens.json"])
+    }
+}
+
+extension Replayer {
+    /// The tokens of a history replayed until `token`.
+    static func tokens(of history: [UInt8], until token: String) throws -> ReplayTokens {
+        let replayer = Replayer(configuration: .init(until: token))
+        try replayer.apply(MemorySource(history))
+        try replayer.finish()
+        return replayer.tokens
+    }
+}

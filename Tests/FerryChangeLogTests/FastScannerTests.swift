@@ -1,0 +1,142 @@
+@testable import FerryChangeLog
+import FerryIO
+import FerryRecords
+import FerryTestSupport
+import Testing
+
+@Suite("The fast scanning path")
+struct FastScannerTests {
+    /// What a scan made of a record, comparable between the two paths.
+    private struct Outcome: Equatable {
+        var kind: String
+        var name: [UInt8]
+        var tag: [UInt8]?
+        var modified: Int64?
+        var references: [UInt8]
+        var json: [UInt8]
+    }
+
+    private func outcome(_ scanned: ScannedRecord) -> Outcome {
+        switch scanned {
+        case .saved(let blob, _):
+            defer { blob.free() }
+            return Outcome(kind: "saved", name: Array(blob.name), tag: blob.tag.map(Array.init), modified: blob.modified,
+                           references: Array(blob.references), json: Array(blob.json))
+        case .deleted(let name, _, let type):
+            return Outcome(kind: "deleted " + (type ?? "-"), name: Array(name.utf8), references: [], json: [])
+        case .error(let name, _, let code, _):
+            return Outcome(kind: "error " + code, name: Array((name ?? "").utf8), references: [], json: [])
+        }
+    }
+
+    /// The fast path's outcome, or nil when it gave up.
+    private func fast(_ text: [UInt8]) -> Outcome? {
+        var scanner = RecordScanner()
+        return text.withUnsafeBytes { bytes in scanner.fastScan(bytes, at: 0, insertingZone: nil).map { outcome($0.scanned) } }
+    }
+
+    /// The careful path's outcome, or nil when it found the input invalid.
+    private func careful(_ text: [UInt8]) -> Outcome? {
+        var scanner = RecordScanner()
+        scanner.collectsFieldNames = true // takes the careful path
+        return text.withUnsafeBytes { bytes in
+            var s = JSONScanner(bytes)
+            guard let scanned = try? scanner.scan(&s, in: bytes), (try? s.expectEnd()) != nil else { return nil }
+            return outcome(scanned)
+        }
+    }
+
+    private func isValidJSON(_ text: [UInt8]) -> Bool {
+        text.withUnsafeBytes { (try? RecordJSON.parseValue($0)) != nil }
+    }
+
+    @Test("On generated records with every field type and hostile values, the fast path agrees with the careful one")
+    func agreesOnRecords() {
+        var generator = RecordGenerator(seed: 77)
+        var accepted = 0
+        for i in 0..<600 {
+            var record = generator.record()
+            if i % 3 == 0 { record.deleted = nil }
+            var out = JSONOutput(capacity: 4096)
+            RecordJSON.encode(record, into: &out)
+            var text = out.array
+            if i % 5 == 0 { text = spaced(text) } // whitespace between tokens: compacted
+            let expected = careful(text)
+            #expect(expected != nil, "record \(i) is valid")
+            if let result = fast(text) {
+                accepted += 1
+                #expect(result == expected, "record \(i)")
+            }
+        }
+        #expect(accepted > 300) // the fast path does take the common case
+    }
+
+    @Test("The fast path never accepts invalid JSON: mutated records are refused or are valid")
+    func neverAcceptsInvalid() {
+        var generator = RecordGenerator(seed: 78)
+        var random = SeededRandom(seed: 79)
+        let breakers: [[UInt8]] = [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x01], [0x0A],
+                                   Array("\\x".utf8), Array("\\u12".utf8), Array("\\ud800".utf8), Array("01".utf8), Array("1.".utf8),
+                                   Array("-".utf8), Array("1e".utf8), Array("tru".utf8), Array("nul".utf8), Array(",}".utf8),
+                                   Array(",]".utf8), Array("\"".utf8), Array("{".utf8), Array(":".utf8), Array("[1,,2]".utf8)]
+        var checked = 0
+        for i in 0..<400 {
+            var out = JSONOutput(capacity: 4096)
+            RecordJSON.encode(generator.record(), into: &out)
+            var text = out.array
+            switch i % 3 {
+            case 0: text.removeLast(1 + random.below(min(text.count - 1, 40))) // truncated
+            case 1: text.insert(contentsOf: random.pick(breakers), at: 1 + random.below(text.count - 1))
+            default:
+                // A key repeated: the record's first member again after the first comma.
+                if let comma = text.firstIndex(of: UInt8(ascii: ",")) {
+                    text.insert(contentsOf: Array(text[1..<comma]) + [UInt8(ascii: ",")], at: comma + 1)
+                }
+            }
+            if let result = fast(text) {
+                checked += 1
+                #expect(isValidJSON(text), "mutation \(i) accepted but invalid: \(String(decoding: text, as: UTF8.self))")
+                #expect(result == careful(text), "mutation \(i)")
+            }
+        }
+        #expect(checked < 400)
+    }
+
+    @Test("Valid strings are taken by the fast path: escapes, every UTF-8 length, the limits of UTF-8, \\u escapes", arguments: [
+        #""plain""#, #""tab\tquote\"slash\/\\""#, "\"é日😀\"", #""\u00e9\ud83d\ude00""#, "\"\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}\"",
+    ])
+    func strings(value: String) {
+        let text = Array("{\"recordName\":\"n\",\"fields\":{\"s\":{\"value\":\(value),\"type\":\"STRING\"}}}".utf8)
+        let result = fast(text)
+        #expect(result != nil)
+        #expect(result == careful(text))
+    }
+
+    @Test("Invalid UTF-8 and control characters are never accepted", arguments: [
+        [0xC0, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xBF, 0xBF], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
+        [0x80], [0xC3], [0x1F], [0x00],
+    ] as [[UInt8]])
+    func invalidBytes(bytes: [UInt8]) {
+        let text = Array("{\"recordName\":\"n\",\"fields\":{\"s\":{\"value\":\"a".utf8) + bytes + Array("b\",\"type\":\"STRING\"}}}".utf8)
+        #expect(fast(text) == nil)
+        #expect(careful(text) == nil)
+    }
+
+    /// The JSON with a space or newline after every structural character outside strings.
+    private func spaced(_ text: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var inString = false
+        var escaped = false
+        for b in text {
+            out.append(b)
+            if inString {
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+            } else if b == UInt8(ascii: "\"") {
+                inString = true
+            } else if b == UInt8(ascii: ",") || b == UInt8(ascii: ":") || b == UInt8(ascii: "{") {
+                out.append(contentsOf: b == UInt8(ascii: ",") ? [0x0A, 0x20] : [0x20])
+            }
+        }
+        return out
+    }
+}
