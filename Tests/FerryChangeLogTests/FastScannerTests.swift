@@ -140,3 +140,30 @@ struct FastScannerTests {
         return out
     }
 }
+
+@Suite("Decoders on several threads")
+struct DecoderSharingTests {
+    @Test("Every worker of a parallel reader, and its own thread, gets key storage of its own")
+    func workersDoNotShareKeyStorage() {
+        let decoder = EventDecoder()
+        let workers = (0..<3).map {
+            ParallelEventReader.Worker(index: $0, decoder: decoder, sourceName: "history", maximumLineBytes: 1 << 20)
+        }
+        let stacks = [decoder.scanner.keyStack] + workers.map(\.decoder.scanner.keyStack)
+        for i in stacks.indices {
+            for j in stacks.indices where i < j {
+                #expect(stacks[i] !== stacks[j], "decoders \(i) and \(j) share a key stack")
+            }
+        }
+    }
+
+    @Test("Replaying a CloudKit history on four threads gives the same state as on the calling thread")
+    func cloudKitHistoryOnFourThreads() throws {
+        let history = HistoryGenerator.generate(seed: 77, configuration: .init(batches: 600, changesPerBatch: 40, keepsSnapshots: false))
+        let expected = try contents(replay(history.cloudKitLines, .init(decodingThreads: 0)).state)
+        #expect(expected == canonical(history.finalSnapshot))
+        for _ in 0..<3 {
+            #expect(try contents(replay(history.cloudKitLines, .init(decodingThreads: 4)).state) == expected)
+        }
+    }
+}

@@ -16,6 +16,13 @@ import Darwin
 /// (`metaSyncToken`) — whose entries are zones, `deleted`/`purged` marking tombstones.
 struct EventDecoder {
     var scanner = RecordScanner()
+
+    /// A copy that may run on another thread than this decoder: it shares no storage with it.
+    func forAnotherThread() -> EventDecoder {
+        var copy = self
+        copy.scanner.useOwnKeyStack()
+        return copy
+    }
     /// Numbers the zones of saved records.
     var zones = ZoneRegistry()
     /// The zones numbered last (histories touch few zones).

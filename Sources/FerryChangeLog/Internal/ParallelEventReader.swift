@@ -68,7 +68,7 @@ final class ParallelEventReader: RawEventSource {
 
         init(index: Int, decoder: EventDecoder, sourceName: String, maximumLineBytes: Int) {
             queue = DispatchQueue(label: "ferry.replay.decode.\(index)")
-            self.decoder = decoder
+            self.decoder = decoder.forAnotherThread()
             self.sourceName = sourceName
             self.maximumLineBytes = maximumLineBytes
         }
@@ -297,7 +297,7 @@ final class ParallelEventReader: RawEventSource {
          blockSize: Int = 4 << 20) {
         precondition(threads > 0)
         self.configuration = configuration
-        mainDecoder = decoder
+        mainDecoder = decoder.forAnotherThread()
         let workers = (0..<max(1, threads)).map {
             Worker(index: $0, decoder: decoder, sourceName: source.name, maximumLineBytes: configuration.maximumLineBytes)
         }

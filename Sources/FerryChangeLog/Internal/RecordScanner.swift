@@ -33,10 +33,15 @@ struct RecordScanner {
     /// Whether blobs may point at the JSON they were read from instead of copying it: only when
     /// that text outlives them (blocks of history, whose blobs are copied when applied).
     var referencesText = false
-    /// The fast path's key spans.
-    let keyStack = KeyStack()
+    /// The fast path's key spans. A class: copies of a scanner share it until
+    /// ``useOwnKeyStack()``, so each thread's copy must get its own.
+    private(set) var keyStack = KeyStack()
     /// Deepest nesting accepted.
     var maximumDepth = 512
+
+    /// Gives this copy key storage of its own (before it runs on another thread than the copy
+    /// it was made from).
+    mutating func useOwnKeyStack() { keyStack = KeyStack() }
 
     /// Reads a zone ID object, reusing the value decoded for byte-identical zone objects.
     mutating func readZone(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID {
