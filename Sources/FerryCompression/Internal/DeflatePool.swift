@@ -20,38 +20,55 @@ final class DeflateJob: @unchecked Sendable {
     }
 }
 
-/// A serial queue with its own deflate stream, created on first use and reused (`deflateReset`)
-/// for every block it compresses.
-///
-/// `@unchecked Sendable`: `stream` is touched only by blocks running on `queue`, which is serial.
-final class DeflateWorker: @unchecked Sendable {
-    private let queue: DispatchQueue
+/// Worker threads that take blocks from one shared queue, in order, as each becomes free (as
+/// pigz's do): a slow block on one worker never leaves another idle while work is queued. Each
+/// worker owns a deflate stream, created on first use and reused (`deflateReset`). The workers
+/// stop when the pool is released, after finishing what is queued.
+final class DeflatePool {
+    private let jobs = JobQueue()
+    private let threads: Int
     private let level: Int
     private let name: String
-    private var stream: DeflateStream?
+    private var isStarted = false
 
-    init(index: Int, level: Int, name: String) {
-        queue = DispatchQueue(label: "ferry.gzip.deflate.\(index)")
+    init(threads: Int, level: Int, name: String) {
+        self.threads = threads
         self.level = level
         self.name = name
     }
 
-    /// Compresses `job` on this worker's queue and signals its `done` semaphore.
-    func start(_ job: DeflateJob) {
-        queue.async { self.compress(job) }
+    deinit {
+        if isStarted { jobs.stop(workers: threads) }
     }
 
-    private func compress(_ job: DeflateJob) {
+    /// Queues `job`; a free worker compresses it and signals its `done` semaphore.
+    func start(_ job: DeflateJob) {
+        if !isStarted {
+            isStarted = true
+            for index in 0..<threads {
+                let jobs = self.jobs, level = self.level, name = self.name
+                DispatchQueue(label: "ferry.gzip.deflate.\(index)").async {
+                    var stream: DeflateStream?
+                    while let job = jobs.next() {
+                        Self.compress(job, stream: &stream, level: level, name: name)
+                    }
+                }
+            }
+        }
+        jobs.append(job)
+    }
+
+    private static func compress(_ job: DeflateJob, stream: inout DeflateStream?, level: Int, name: String) {
         defer { job.done.signal() }
         do {
-            let stream = try self.stream ?? DeflateStream(level: level, name: name)
-            self.stream = stream
-            try stream.reset()
-            try job.dictionary.withUnsafeBytes { try stream.setDictionary($0) }
+            let deflater = try stream ?? DeflateStream(level: level, name: name)
+            stream = deflater
+            try deflater.reset()
+            try job.dictionary.withUnsafeBytes { try deflater.setDictionary($0) }
             var output: [UInt8] = []
             output.reserveCapacity(job.input.count / 2 + 1024)
             try job.input.withUnsafeBytes { input in
-                try stream.deflate(input, flush: job.isLast ? .finish : .sync) {
+                try deflater.deflate(input, flush: job.isLast ? .finish : .sync) {
                     output.append(contentsOf: $0)
                 }
                 job.crc = Zlib.crc32(0, input)
@@ -60,5 +77,46 @@ final class DeflateWorker: @unchecked Sendable {
         } catch {
             job.error = error
         }
+    }
+}
+
+/// The jobs waiting for a worker, first in first out; `nil` tells one worker to stop.
+///
+/// `@unchecked Sendable`: `items` and `head` are touched only while holding `lock`.
+private final class JobQueue: @unchecked Sendable {
+    private let lock = DispatchSemaphore(value: 1)
+    /// Counts the entries waiting in `items`.
+    private let available = DispatchSemaphore(value: 0)
+    private var items: [DeflateJob?] = []
+    private var head = 0
+
+    func append(_ job: DeflateJob) {
+        put([job])
+    }
+
+    func stop(workers: Int) {
+        put(Array(repeating: nil, count: workers))
+    }
+
+    /// Waits for the next job; `nil` means stop.
+    func next() -> DeflateJob? {
+        available.wait()
+        lock.wait()
+        defer { lock.signal() }
+        let job = items[head]
+        items[head] = nil
+        head += 1
+        return job
+    }
+
+    private func put(_ entries: [DeflateJob?]) {
+        lock.wait()
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        items += entries
+        lock.signal()
+        for _ in entries { available.signal() }
     }
 }

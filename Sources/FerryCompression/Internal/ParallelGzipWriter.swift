@@ -7,16 +7,16 @@ import FerryIO
 /// worker with raw deflate, primed with the 32 KiB before it (`deflateSetDictionary`) so the ratio
 /// stays close to single-threaded deflate, and ended with `Z_SYNC_FLUSH` (the last with
 /// `Z_FINISH`), so the pieces end on byte boundaries and concatenate into one deflate stream. The
-/// per-block CRC-32s are joined with `crc32_combine`. At most `maximumInFlight` blocks are queued
+/// per-block CRC-32s are joined with `crc32_combine`. Workers take blocks from one queue as they
+/// become free (``DeflatePool``). At most `maximumInFlight` blocks are queued
 /// or compressing at once; their output is written to `sink` in order on the caller's thread.
 final class ParallelGzipWriter {
     private let sink: any ByteSink
     private let level: Int
     private let blockSize: Int
-    private let workers: [DeflateWorker]
+    private let pool: DeflatePool
     private let maximumInFlight: Int
     private var inFlight: [DeflateJob] = []
-    private var nextWorker = 0
     private var block: [UInt8] = []
     private var dictionary: [UInt8] = []
     private var crc: UInt32 = 0
@@ -27,7 +27,7 @@ final class ParallelGzipWriter {
         self.sink = sink
         self.level = level
         self.blockSize = blockSize
-        workers = (0..<threads).map { DeflateWorker(index: $0, level: level, name: sink.name) }
+        pool = DeflatePool(threads: threads, level: level, name: sink.name)
         maximumInFlight = 2 * threads
         block.reserveCapacity(blockSize)
     }
@@ -70,8 +70,7 @@ final class ParallelGzipWriter {
         } else {
             block = []
         }
-        workers[nextWorker].start(job)
-        nextWorker = (nextWorker + 1) % workers.count
+        pool.start(job)
         inFlight.append(job)
         // Write whatever has finished at the head without waiting, to keep memory low.
         while let head = inFlight.first, head.done.wait(timeout: .now()) == .success {
