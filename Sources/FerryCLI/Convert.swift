@@ -176,7 +176,7 @@ struct Convert: ParsableCommand {
         if onError == .skip { inputOptions.policy = .skip(rejects: rejects) }
         let workerThreads = threads ?? NDJSONParallelConverter.availableCores
         // NDJSON to NDJSON without sorting runs on every core (see NDJSONParallelConverter).
-        let parallelSink = sorter == nil && workerThreads > 1 ? (writer as? NDJSONWriter) : nil
+        let parallelSink = sorter == nil ? (writer as? NDJSONWriter) : nil
 
         /// Type and zone filters, --where and projection: what happens to every record.
         @Sendable func shape(_ record: inout Record) throws -> Bool {
