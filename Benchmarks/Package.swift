@@ -35,6 +35,15 @@ let package = Package(
             ],
             path: "Sources/FerryMicro"
         ),
+        // A generated history with the states replay must produce, for `replay-check`.
+        .executableTarget(
+            name: "ferry-histories",
+            dependencies: [
+                .product(name: "FerryRecords", package: "Ferry"),
+                .product(name: "FerryTestSupport", package: "Ferry"),
+            ],
+            path: "Sources/FerryHistories"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -33,16 +33,20 @@ public struct HistoryGenerator: ~Copyable {
         public var keepsSnapshots: Bool
         /// Whether records get fields of every type with hostile values (else a few plain fields).
         public var hostileFields: Bool
+        /// When ``keepsSnapshots`` is off: also keep the state at the first zone checkpoint after
+        /// this many events (for checking `--until` on large histories).
+        public var snapshotAfterEvents: Int?
 
         /// Creates a configuration.
         public init(zones: Int = 3, batches: Int = 40, changesPerBatch: Int = 12, zoneChangeChance: Double = 0.06,
-                    keepsSnapshots: Bool = true, hostileFields: Bool = true) {
+                    keepsSnapshots: Bool = true, hostileFields: Bool = true, snapshotAfterEvents: Int? = nil) {
             self.zones = zones
             self.batches = batches
             self.changesPerBatch = changesPerBatch
             self.zoneChangeChance = zoneChangeChance
             self.keepsSnapshots = keepsSnapshots
             self.hostileFields = hostileFields
+            self.snapshotAfterEvents = snapshotAfterEvents
         }
     }
 
@@ -84,12 +88,13 @@ public struct HistoryGenerator: ~Copyable {
     private var records: RecordGenerator
     private let configuration: Configuration
     private var zoneNames: [String]
-    /// The model: per zone, live records by the bytes of their names.
-    private var live: [[[UInt8]: Record]]
+    /// The model: per zone, the live records.
+    private var live: [LiveRecords]
     private var zoneIsDeleted: [Bool]
     private var zoneTokens: [String?]
     private var clock: Int64 = 1_600_000_000_000
     private var tokenCounter = 0
+    private var snapshotTaken = false
     private var nameCounter = 0
     private var ferry = JSONOutput(capacity: 1 << 16)
     private var cloudKit = JSONOutput(capacity: 1 << 16)
@@ -107,7 +112,7 @@ public struct HistoryGenerator: ~Copyable {
         self.configuration = configuration
         let names = ["Chats", "Work", "Family", "Zone ✓ 日本", "Inbox", "Notes", "Trips", "Photos"]
         zoneNames = (0..<max(1, configuration.zones)).map { $0 < names.count ? names[$0] : "Zone\($0)" }
-        live = Array(repeating: [:], count: zoneNames.count)
+        live = Array(repeating: LiveRecords(), count: zoneNames.count)
         zoneIsDeleted = Array(repeating: false, count: zoneNames.count)
         zoneTokens = Array(repeating: nil, count: zoneNames.count)
     }
@@ -166,11 +171,11 @@ public struct HistoryGenerator: ~Copyable {
                 ferry.append("{\"event\":\"zoneSaved\",\"zoneID\":")
             case .deleted:
                 zoneIsDeleted[zone] = true
-                live[zone] = [:]
+                live[zone].removeAll()
                 ferry.append("{\"event\":\"zoneDeleted\",\"zoneID\":")
             case .purged:
                 zoneIsDeleted[zone] = true
-                live[zone] = [:]
+                live[zone].removeAll()
                 zoneTokens[zone] = nil
                 ferry.append("{\"event\":\"zonePurged\",\"zoneID\":")
             }
@@ -201,24 +206,24 @@ public struct HistoryGenerator: ~Copyable {
         var changes: [(name: String, record: Record?, type: String?)] = []
         for _ in 0..<(1 + random.below(configuration.changesPerBatch)) {
             let roll = random.below(100)
-            let names = live[zone].keys.filter { !touched.contains($0) }
-            if roll < 30, let key = names.randomElement(using: &random) {
+            let key = roll < 40 ? live[zone].randomName(using: &random, excluding: touched) : nil
+            if roll < 30, let key {
                 touched.insert(key)
-                var record = live[zone][key]!
+                var record = live[zone].records[key]!
                 modify(&record, zone: zone)
-                live[zone][key] = record
+                live[zone].records[key] = record
                 changes.append((record.recordName, record, nil))
                 history.modified += 1
-            } else if roll < 40, let key = names.randomElement(using: &random) {
+            } else if roll < 40, let key {
                 touched.insert(key)
-                let record = live[zone].removeValue(forKey: key)!
+                let record = live[zone].remove(key)
                 changes.append((record.recordName, nil, random.chance(0.5) ? record.recordType : nil))
                 history.deleted += 1
             } else {
                 let record = newRecord(zone: zone)
                 let key = Array(record.recordName.utf8)
                 touched.insert(key)
-                live[zone][key] = record
+                live[zone].insert(record, named: key)
                 changes.append((record.recordName, record, nil))
                 history.created += 1
             }
@@ -291,7 +296,17 @@ public struct HistoryGenerator: ~Copyable {
     private mutating func checkpoint(token: String, zone: Int?, moreComing: Bool) {
         if zone == nil { history.eventCount += 1 }
         history.checkpoints.append(Checkpoint(token: token, zoneName: zone.map { zoneNames[$0] }, moreComing: moreComing,
-                                              snapshot: configuration.keepsSnapshots ? snapshot() : []))
+                                              snapshot: keepsSnapshot(zone: zone) ? snapshot() : []))
+    }
+
+    /// Whether the checkpoint being added keeps the state: every one with ``Configuration/keepsSnapshots``,
+    /// else the first zone checkpoint after ``Configuration/snapshotAfterEvents``.
+    private mutating func keepsSnapshot(zone: Int?) -> Bool {
+        if configuration.keepsSnapshots { return true }
+        guard let after = configuration.snapshotAfterEvents, zone != nil, !snapshotTaken,
+              history.eventCount >= after else { return false }
+        snapshotTaken = true
+        return true
     }
 
     /// An opaque token, unique in the history.
@@ -305,7 +320,7 @@ public struct HistoryGenerator: ~Copyable {
         let zones = zoneNames.indices.sorted { zoneNames[$0].utf8.lexicographicallyPrecedes(zoneNames[$1].utf8) }
         var result: [Record] = []
         for zone in zones {
-            result += live[zone].keys.sorted { $0.lexicographicallyPrecedes($1) }.map { live[zone][$0]! }
+            result += live[zone].names.sorted { $0.lexicographicallyPrecedes($1) }.map { live[zone].records[$0]! }
         }
         return result
     }
@@ -333,13 +348,12 @@ public struct HistoryGenerator: ~Copyable {
             }
         }
         // References to live records of the zone: fields (sometimes DELETE_SELF) and parents.
-        let others = Array(live[zone].values)
-        if let target = others.randomElement(using: &random), random.chance(0.4) {
+        if let target = live[zone].randomRecord(using: &random), random.chance(0.4) {
             let action: Reference.Action = random.chance(0.5) ? .deleteSelf : .none
             record.fields!.entries.append(.init(name: "ref", field: RecordField(.reference(Reference(recordName: target.recordName, action: action)),
                                                                             type: .reference)))
         }
-        if let target = others.randomElement(using: &random), random.chance(0.2) {
+        if let target = live[zone].randomRecord(using: &random), random.chance(0.2) {
             record.parent = Reference(recordName: target.recordName)
         }
         stamp(&record)
@@ -363,5 +377,51 @@ public struct HistoryGenerator: ~Copyable {
     private mutating func tick() -> Int64 {
         clock += Int64(1 + random.below(60_000))
         return clock
+    }
+}
+
+/// The live records of one zone, by the bytes of their names, with their names in an array so
+/// that a random one is picked in constant time (histories of millions of events stay linear).
+private struct LiveRecords {
+    var records: [[UInt8]: Record] = [:]
+    private(set) var names: [[UInt8]] = []
+    private var positions: [[UInt8]: Int] = [:]
+
+    mutating func insert(_ record: Record, named name: [UInt8]) {
+        if records.updateValue(record, forKey: name) == nil {
+            positions[name] = names.count
+            names.append(name)
+        }
+    }
+
+    mutating func remove(_ name: [UInt8]) -> Record {
+        let record = records.removeValue(forKey: name)!
+        let position = positions.removeValue(forKey: name)!
+        let last = names.removeLast()
+        if position < names.count {
+            names[position] = last
+            positions[last] = position
+        }
+        return record
+    }
+
+    mutating func removeAll() {
+        records = [:]
+        names = []
+        positions = [:]
+    }
+
+    /// A random live name not in `excluded`, or `nil` when a few tries find none.
+    func randomName(using random: inout SeededRandom, excluding excluded: Set<[UInt8]>) -> [UInt8]? {
+        guard !names.isEmpty else { return nil }
+        for _ in 0..<8 {
+            let name = names[random.below(names.count)]
+            if !excluded.contains(name) { return name }
+        }
+        return names.first { !excluded.contains($0) }
+    }
+
+    func randomRecord(using random: inout SeededRandom) -> Record? {
+        names.isEmpty ? nil : records[names[random.below(names.count)]]
     }
 }

@@ -6,7 +6,7 @@
 // Tasks (default: roundtrip rss): see `Bench.tasks` below; each lives in Tasks/<Name>.swift.
 // Environment: DATA (folder for generated data, default /tmp/ferry-bench; kept out of the
 // repository), RUNS (default 3), FERRY (the ferry binary, default .build/release/ferry),
-// SHARED (default ../shared/bench).
+// SHARED (default ../shared/bench), EVENTS (events of the replay-check history, default 2000000).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,6 +23,7 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("decompress", decompressTask),
     ("xml", xmlTask),
     ("replay", replayTask),
+    ("replay-check", replayCheckTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

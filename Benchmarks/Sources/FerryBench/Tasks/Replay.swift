@@ -47,18 +47,18 @@ import Darwin
     print("  tokens only: \(tokensRatio()) the full replay's time")
 
     print("\n== replay checks (untimed)")
-    check("ferry's final state and duckdb's hold the same records", ferryOut, duckOut)
-    check("ferry's final state and the orjson loop's hold the same records", ferryOut, orjsonOut)
+    checkStates("ferry's final state and duckdb's hold the same records", ferryOut, duckOut)
+    checkStates("ferry's final state and the orjson loop's hold the same records", ferryOut, orjsonOut)
     // A point in time: the state at token 1,000,000 against the orjson loop on the first million events.
     let half = events / 2
     let at = Bench.data + "/replay-at.ndjson", atPeer = Bench.data + "/replay-at-orjson.ndjson"
-    run([Bench.ferry, "replay", log, "--until", "Chats@\(half)", "--out", at, "--quiet"])
-    run(["/bin/sh", "-c", "head -n \(half) '\(history)' | python3 '\(Bench.shared)/peers/replay_orjson.py' /dev/stdin '\(atPeer)'"])
-    check("ferry replay --until Chats@\(half) and the orjson loop on the first \(half) events hold the same records", at, atPeer)
+    runOrStop([Bench.ferry, "replay", log, "--until", "Chats@\(half)", "--out", at, "--quiet"])
+    runOrStop(["/bin/sh", "-c", "head -n \(half) '\(history)' | python3 '\(Bench.shared)/peers/replay_orjson.py' /dev/stdin '\(atPeer)'"])
+    checkStates("ferry replay --until Chats@\(half) and the orjson loop on the first \(half) events hold the same records", at, atPeer)
     // Incremental: that state as a base, plus what follows the token, is the full state.
     let continued = Bench.data + "/replay-continued.ndjson"
-    run([Bench.ferry, "replay", log, "--base", at, "--since", "Chats@\(half)", "--out", continued, "--quiet"])
-    check("--base (state at Chats@\(half)) --since Chats@\(half) and the full replay hold the same records", continued, ferryOut)
+    runOrStop([Bench.ferry, "replay", log, "--base", at, "--since", "Chats@\(half)", "--out", continued, "--quiet"])
+    checkStates("--base (state at Chats@\(half)) --since Chats@\(half) and the full replay hold the same records", continued, ferryOut)
     for path in [ferryOut, duckOut, orjsonOut, at, atPeer, continued] {
         unlink(path)
         unlink(path + ".tokens.json")
@@ -73,17 +73,18 @@ import Darwin
 }
 
 /// Runs a command whose failure ends the benchmark.
-@MainActor private func run(_ command: [String]) {
+@MainActor func runOrStop(_ command: [String]) {
     let result = Runner.run(command)
     guard result.status == 0 else { fatal("\(command.joined(separator: " ")) failed: \(result.status)") }
 }
 
-/// Compares two states with `ferry diff` (records matched by zone and name, compared as JSON).
-@MainActor private func check(_ claim: String, _ a: String, _ b: String) {
+/// Compares two states with `ferry diff` (records matched by zone and name, compared as JSON)
+/// and by line count; a failure is listed with the ratios.
+@MainActor func checkStates(_ claim: String, _ a: String, _ b: String) {
     let status = Runner.run(["/bin/sh", "-c", "\(Bench.ferry) diff '\(a)' '\(b)' --quiet"]).status
     let lines = Runner.run(["/bin/sh", "-c", "test $(wc -l < '\(a)') -eq $(wc -l < '\(b)')"]).status == 0
     print("  \(status == 0 && lines ? "ok" : "FAILED (ferry diff exit \(status))"): \(claim)")
-    if status != 0 { Bench.ratios.append("replay check failed: \(claim)") }
+    if status != 0 || !lines { Bench.ratios.append("replay check failed: \(claim)") }
 }
 
 private func modificationTime(_ path: String) -> Int {
