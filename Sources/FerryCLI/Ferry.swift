@@ -21,6 +21,11 @@ public struct Ferry: ParsableCommand {
           ferry convert export.ndjson messages.ndjson --type Message
           cat export.ndjson | ferry convert - - --zone Chats --limit 10 | jq .
           ferry convert responses/ all.ndjson --on-error skip --rejects bad.ndjson
+          ferry convert export.ndjson export.xml
+          ferry convert export.ndjson store.tar.gz && ferry verify store.tar.gz
+          ferry convert export.ndjson - --where 'count > 50 AND text CONTAINS[c] "hello"'
+          ferry predicate check 'text BEGINSWITH "a" OR count > 5' --cloudkit
+          ferry replay history.ndjson --out state.ndjson
           ferry inspect Samples/chat.ndjson --json
         """,
         version: FerryVersion.current,

@@ -73,7 +73,7 @@ struct Replay: ParsableCommand {
     @Option(help: ArgumentHelp("The zone of responses and records that name none (default _defaultZone).", valueName: "NAME"))
     var zone: String?
 
-    @Option(help: "Output format when the extension doesn't say (ndjson, archive).")
+    @Option(help: "Output format when the extension doesn't say (ndjson, xml, archive).")
     var to: RecordFormat?
 
     @Option(help: ArgumentHelp("Database of the zones written to an archive: public, private or shared.", valueName: "NAME"))
@@ -263,7 +263,7 @@ struct Replay: ParsableCommand {
         }
         guard !quiet else { return }
         StandardError.write("ferry: \(replayer.eventCount) events, \(replayer.appliedCount) applied, \(state.recordCount) records in "
-                            + "\(state.zoneIDs.count) zones, \(format(seconds, 2)) s, \(format(eventsPerSecond, 0)) events/s\n")
+                            + "\(state.zoneIDs.count) zone\(state.zoneIDs.count == 1 ? "" : "s"), \(format(seconds, 2)) s, \(format(eventsPerSecond, 0)) events/s\n")
     }
 
     /// The tokens as `--tokens-only --json` prints them (no record count: records were not read).

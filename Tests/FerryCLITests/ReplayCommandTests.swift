@@ -36,7 +36,6 @@ private func files(in directory: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
 }
 
-/// The path of the built `ferry` binary.
 @Suite("ferry replay and ferry diff")
 struct ReplayCommandTests {
     let history = HistoryGenerator.generate(seed: 501, configuration: .init(batches: 30))
@@ -60,6 +59,25 @@ struct ReplayCommandTests {
             #expect(tokens.lastCheckpoint?.syncToken == history.checkpoints.last?.token)
             #expect(tokens.recordCount == history.finalSnapshot.count)
         }
+    }
+
+    @Test("The sample history replays to the chat sample; --until its first checkpoint keeps the first versions")
+    func sampleHistory() throws {
+        let dir = scratchDirectory()
+        let samples = samplesDirectory()
+        #expect(Ferry.execute(["replay", samples + "/chat-history.ndjson", "--out", dir + "/state.ndjson", "--quiet"]) == 0)
+        // Replay writes records by zone and name; the sample is in conversation order.
+        let expected = try stateRecords(samples + "/chat.ndjson").sorted()
+        #expect(try stateRecords(dir + "/state.ndjson").sorted() == expected)
+        #expect(Ferry.execute(["diff", dir + "/state.ndjson", samples + "/chat.ndjson", "--quiet"]) == 0)
+        #expect(Ferry.execute(["replay", samples + "/chat-history.ndjson", "--out", dir + "/state.xml", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/state.xml").sorted() == expected)
+        #expect(Ferry.execute(["replay", samples + "/chat-history.ndjson", "--until", "Chats-1", "--out", dir + "/then.ndjson", "--quiet"]) == 0)
+        let then = try stateRecords(dir + "/then.ndjson")
+        #expect(then.count == 3)
+        #expect(then.contains { $0.contains("Hello, wrold!") && $0.contains("\"t000000\"") })
+        #expect(then.contains { $0.contains("draft") })
+        #expect(Ferry.execute(["diff", dir + "/then.ndjson", samples + "/chat.ndjson", "--quiet"]) == 1)
     }
 
     @Test("--until gives the snapshot at a checkpoint; --base with --since, or with its tokens alone, continues to the full state")
