@@ -107,20 +107,10 @@ public struct ReplayState {
             }
             return
         }
-        var out = JSONOutput(capacity: 1024)
-        RecordJSON.encode(record, into: &out)
-        let json = out.array
-        var scanner = RecordScanner()
-        let arena = BlobArena()
-        scanner.arena = arena
-        let scanned = json.withUnsafeBytes { text in
-            Result { () throws(RecordFormatError) -> ScannedRecord in
-                var s = JSONScanner(text)
-                return try scanner.scan(&s, in: text)
+        try RecordScanner.withScanned(record) { scanned in
+            if case .saved(let blob, _) = scanned, let old = table.insert(table.allocator.copy(blob)) {
+                table.allocator.release(old)
             }
-        }
-        if case .saved(let blob, _) = try scanned.get(), let old = table.insert(table.allocator.copy(blob)) {
-            table.allocator.release(old)
         }
     }
 

@@ -201,23 +201,13 @@ public final class Replayer {
         case .recordDeleted(let id, let type): try handle(.recordDeleted(recordName: id.recordName, zoneID: id.zoneID, recordType: type))
         case .checkpoint(let checkpoint): try handle(.checkpoint(checkpoint))
         case .recordSaved(let record):
-            var out = JSONOutput(capacity: 1024)
-            RecordJSON.encode(record, into: &out)
-            let json = out.array
-            var scanner = RecordScanner()
-            let arena = BlobArena()
-            scanner.arena = arena
-            let scanned = json.withUnsafeBytes { text in
-                Result { () throws(RecordFormatError) -> ScannedRecord in
-                    var s = JSONScanner(text)
-                    return try scanner.scan(&s, in: text)
+            try RecordScanner.withScanned(record) { scanned in
+                switch scanned {
+                case .saved(let blob, let zoneID): try handle(.recordSaved(blob, zone: zones.number(of: zoneID ?? .default)))
+                case .deleted(let name, let zoneID, let type): try handle(.recordDeleted(recordName: name, zoneID: zoneID ?? .default, recordType: type))
+                case .error(let name, let zoneID, let code, let reason):
+                    try handle(.serverError(zoneID: zoneID, recordName: name, code: code, reason: reason))
                 }
-            }
-            switch try scanned.get() {
-            case .saved(let blob, let zoneID): try handle(.recordSaved(blob, zone: zones.number(of: zoneID ?? .default)))
-            case .deleted(let name, let zoneID, let type): try handle(.recordDeleted(recordName: name, zoneID: zoneID ?? .default, recordType: type))
-            case .error(let name, let zoneID, let code, let reason):
-                try handle(.serverError(zoneID: zoneID, recordName: name, code: code, reason: reason))
             }
         }
     }

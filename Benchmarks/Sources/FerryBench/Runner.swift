@@ -68,6 +68,7 @@ struct Measurement {
 }
 
 func format(_ value: Double, _ digits: Int) -> String {
+    if value < 0 { return "-" + format(-value, digits) }
     var scale = 1.0
     for _ in 0..<digits { scale *= 10 }
     let scaled = (value * scale).rounded()

@@ -39,6 +39,22 @@ struct RecordScanner {
     /// Deepest nesting accepted.
     var maximumDepth = 512
 
+    /// Scans `record` as Ferry encodes it and passes the result to `body`, while the blob's
+    /// memory lives (callers that keep the blob copy it).
+    static func withScanned<R>(_ record: Record, _ body: (ScannedRecord) throws -> R) throws -> R {
+        var out = JSONOutput(capacity: 1024)
+        RecordJSON.encode(record, into: &out)
+        let json = out.array
+        var scanner = RecordScanner()
+        let arena = BlobArena()
+        scanner.arena = arena
+        let scanned = try json.withUnsafeBytes { text throws(RecordFormatError) -> ScannedRecord in
+            var s = JSONScanner(text)
+            return try scanner.scan(&s, in: text)
+        }
+        return try withExtendedLifetime(arena) { try body(scanned) }
+    }
+
     /// Gives this copy key storage of its own (before it runs on another thread than the copy
     /// it was made from).
     mutating func useOwnKeyStack() { keyStack = KeyStack() }

@@ -28,7 +28,8 @@ import Darwin
         print("  output of \(tool): \(bytes) bytes (\(format(Double(bytes) * 100 / Double(size), 2))% of the input)")
     }
     if let ours = sizes["ferry gzip -6 (2 threads)"], let gzip = sizes["gzip -6"] {
-        let line = "size [compress]: ferry's output is \(format(Double(ours) * 100 / Double(gzip) - 100, 2))% larger than gzip -6's"
+        let difference = Double(ours) * 100 / Double(gzip) - 100
+        let line = "size [compress]: ferry's output is \(format(abs(difference), 2))% \(difference > 0 ? "larger" : "smaller") than gzip -6's"
         Bench.ratios.append(line)
         print("  " + line)
     }
