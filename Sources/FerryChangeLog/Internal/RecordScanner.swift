@@ -55,6 +55,17 @@ struct RecordScanner {
         return try withExtendedLifetime(arena) { try body(scanned) }
     }
 
+    /// The zone to write into a record that names none (`nil` when it names one, or when none is
+    /// to be inserted), with its `"zoneID":…` member prepared in `zonePrefix`.
+    private mutating func zoneToInsert(recordZone: ZoneID?, insertingZone: ZoneID?) -> ZoneID? {
+        guard recordZone == nil, let insertingZone else { return nil }
+        var out = JSONOutput(capacity: 128)
+        out.append("\"zoneID\":")
+        RecordJSON.encode(insertingZone, into: &out)
+        zonePrefix = out.array
+        return insertingZone
+    }
+
     /// Gives this copy key storage of its own (before it runs on another thread than the copy
     /// it was made from).
     mutating func useOwnKeyStack() { keyStack = KeyStack() }
@@ -168,14 +179,7 @@ struct RecordScanner {
             return (.deleted(name: String(decoding: UnsafeRawBufferPointer(rebasing: text[name]), as: UTF8.self), zoneID: zoneID,
                              recordType: typeName), end)
         }
-        var insert: ZoneID?
-        if zoneID == nil, let insertingZone {
-            insert = insertingZone
-            var out = JSONOutput(capacity: 128)
-            out.append("\"zoneID\":")
-            RecordJSON.encode(insertingZone, into: &out)
-            zonePrefix = out.array
-        }
+        let insert = zoneToInsert(recordZone: zoneID, insertingZone: insertingZone)
         let json = UnsafeRawBufferPointer(rebasing: text[start..<end])
         let blob = encodedReferences.withUnsafeBytes { references in
             zonePrefix.withUnsafeBytes { prefix in
@@ -331,14 +335,7 @@ struct RecordScanner {
                             recordType: try type.map { token throws(RecordFormatError) in try s.string(token) })
         }
         let json = UnsafeRawBufferPointer(rebasing: text[start..<s.position])
-        var insert: ZoneID?
-        if zoneID == nil, let insertingZone {
-            insert = insertingZone
-            var out = JSONOutput(capacity: 128)
-            out.append("\"zoneID\":")
-            RecordJSON.encode(insertingZone, into: &out)
-            zonePrefix = out.array
-        }
+        let insert = zoneToInsert(recordZone: zoneID, insertingZone: insertingZone)
         let compacting = s.sawWhitespace
         let blob = try withBytes(of: name, in: s, text) { (nameBytes: UnsafeRawBufferPointer) throws(RecordFormatError) -> RecordBlob in
             try withBytes(of: tag, in: s, text) { (tagBytes: UnsafeRawBufferPointer?) throws(RecordFormatError) -> RecordBlob in
