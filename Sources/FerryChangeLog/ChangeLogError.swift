@@ -42,14 +42,7 @@ public struct ChangeLogError: Error, Sendable, CustomStringConvertible, Equatabl
 
     /// `file:line:column: message`, as compilers print it.
     public var description: String {
-        var text = ""
-        if let source { text += source + ":" }
-        if let line {
-            text += "\(line):"
-            if let column { text += "\(column):" }
-        }
-        if !text.isEmpty { text += " " }
-        return text + message
+        TextPosition.errorPrefix(source: source, line: line, column: column) + message
     }
 
     /// Wraps a JSON error found at `offset` within `text`, which starts on line `line` of `source`.

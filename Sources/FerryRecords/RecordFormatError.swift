@@ -56,17 +56,8 @@ public struct RecordFormatError: Error, Sendable, CustomStringConvertible, Equat
 
     /// `file:line:column: record N: message` — one line, as compilers print it.
     public var description: String {
-        var text = ""
-        if let source { text += source + ":" }
-        if let line {
-            text += "\(line):"
-            if let column { text += "\(column):" }
-        } else {
-            text += "byte \(byteOffset):"
-        }
-        if !text.isEmpty { text += " " }
-        if let recordIndex { text += "record \(recordIndex): " }
-        return text + message
+        TextPosition.errorPrefix(source: source, line: line, column: column, byteOffset: byteOffset,
+                                 recordIndex: recordIndex) + message
     }
 }
 

@@ -1,3 +1,5 @@
+import FerryRecords
+
 /// An XML document or record that Ferry cannot read or write: what was expected, what was found,
 /// and where.
 ///
@@ -62,14 +64,6 @@ public struct XMLFormatError: Error, Sendable, CustomStringConvertible, Equatabl
 
     /// `file:line:column: record N: message` — one line, as compilers print it.
     public var description: String {
-        var text = ""
-        if let source { text += source + ":" }
-        if let line {
-            text += "\(line):"
-            if let column { text += "\(column):" }
-        }
-        if !text.isEmpty { text += " " }
-        if let recordIndex { text += "record \(recordIndex): " }
-        return text + message
+        TextPosition.errorPrefix(source: source, line: line, column: column, recordIndex: recordIndex) + message
     }
 }
