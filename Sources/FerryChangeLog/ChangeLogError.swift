@@ -48,18 +48,9 @@ public struct ChangeLogError: Error, Sendable, CustomStringConvertible, Equatabl
     /// Wraps a JSON error found at `offset` within `text`, which starts on line `line` of `source`.
     static func located(_ error: RecordFormatError, in text: UnsafeRawBufferPointer, source: String,
                         line: Int) -> ChangeLogError {
-        var lineNumber = line
-        var column = 1
-        let stop = min(error.byteOffset, text.count)
-        for i in 0..<stop {
-            let b = text[i]
-            if b == 0x0A {
-                lineNumber += 1
-                column = 1
-            } else if b & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
+        var position = TextPosition(line: line)
+        position.advance(over: text, count: error.byteOffset)
+        let lineNumber = position.line, column = position.column
         var inner = error
         inner.source = source
         inner.line = lineNumber

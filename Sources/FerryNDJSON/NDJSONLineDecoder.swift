@@ -179,20 +179,8 @@ package struct NDJSONLineDecoder: Sendable {
 
     /// 1-based line and column (in characters: UTF-8 lead bytes) of `offset` in `text`.
     package static func lineAndColumn(in text: UnsafeRawBufferPointer, offset: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var column = 1
-        let stop = min(offset, text.count)
-        var i = 0
-        while i < stop {
-            let b = text[i]
-            if b == 0x0A {
-                line += 1
-                column = 1
-            } else if b & 0xC0 != 0x80 {
-                column += 1
-            }
-            i += 1
-        }
-        return (line, column)
+        var position = TextPosition()
+        position.advance(over: text, count: offset)
+        return (position.line, position.column)
     }
 }

@@ -1,3 +1,5 @@
+import FerryRecords
+
 /// Watches the bytes before the root element, as they are read, and refuses what Ferry's XML never
 /// contains: a DOCTYPE (the only place entities, external subsets and default attributes can be
 /// declared — so billion laughs and XXE never reach the parser), UTF-16 input and an encoding
@@ -17,8 +19,7 @@ struct PrologGuard {
     private var isFirstInstruction = true
     private var offset = 0
     /// Position of the next byte, and of the `<` that began the current construct.
-    private var line = 1
-    private var column = 1
+    private var position = TextPosition()
     private var constructLine = 1
     private var constructColumn = 1
 
@@ -31,12 +32,7 @@ struct PrologGuard {
         for b in bytes {
             defer {
                 offset += 1
-                if b == 0x0A {
-                    line += 1
-                    column = 1
-                } else if b & 0xC0 != 0x80 {
-                    column += 1
-                }
+                position.advance(over: b)
             }
             switch state {
             case .start:
@@ -45,7 +41,7 @@ struct PrologGuard {
                                           line: 1, column: 1)
                 }
                 state = .prolog
-                if b == 0xEF { column = 0; continue } // UTF-8 byte order mark (EF BB BF)
+                if b == 0xEF { position.column = 0; continue } // UTF-8 byte order mark (EF BB BF)
                 if let error = prolog(b) { return error }
             case .prolog:
                 if offset < 3 && (b == 0xBB || b == 0xBF) { continue }
@@ -98,8 +94,8 @@ struct PrologGuard {
         case 0x20, 0x09, 0x0A, 0x0D: break
         case UInt8(ascii: "<"):
             state = .lessThan
-            constructLine = line
-            constructColumn = column
+            constructLine = position.line
+            constructColumn = position.column
         default: state = .done // not XML; libxml2 reports it
         }
         if b != UInt8(ascii: "<") && b != 0x20 && b != 0x09 && b != 0x0A && b != 0x0D { isFirstInstruction = false }

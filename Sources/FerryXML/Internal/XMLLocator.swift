@@ -1,3 +1,5 @@
+import FerryRecords
+
 /// Finds the line and column of an element (or of one of its attributes) inside a record's raw
 /// bytes, for error messages: the element is named by its position in document order, which the
 /// expanded libxml2 subtree gives and the raw bytes repeat. Runs only when there is an error.
@@ -36,21 +38,14 @@ enum XMLLocator {
     /// `column`), or of its attribute `attribute` when given and present.
     static func locate(in bytes: UnsafeRawBufferPointer, line startLine: Int, column startColumn: Int,
                        elementIndex: Int, attribute: String?) -> (line: Int, column: Int)? {
-        var line = startLine
-        var column = startColumn
+        var position = TextPosition(line: startLine, column: startColumn)
         var i = 0
         var count = 0
         let n = bytes.count
         /// Moves past `k` bytes, keeping the line and column.
         func advance(_ k: Int) {
             for _ in 0..<k where i < n {
-                let b = bytes[i]
-                if b == 0x0A {
-                    line += 1
-                    column = 1
-                } else if b & 0xC0 != 0x80 {
-                    column += 1
-                }
+                position.advance(over: bytes[i])
                 i += 1
             }
         }
@@ -74,7 +69,7 @@ enum XMLLocator {
             if starts(with: "<?") { skip(past: "?>"); continue }
             if starts(with: "</") || starts(with: "<!") { skip(past: ">"); continue }
             // A start tag.
-            let tag = (line, column)
+            let tag = (position.line, position.column)
             if count == elementIndex && attribute == nil { return tag }
             let isTarget = count == elementIndex
             count += 1
@@ -94,7 +89,7 @@ enum XMLLocator {
                     let after = i + attribute.utf8.count
                     if after < n, bytes[after] == UInt8(ascii: "=") || bytes[after] == 0x20 || bytes[after] == 0x09
                         || bytes[after] == 0x0A || bytes[after] == 0x0D {
-                        return (line, column)
+                        return (position.line, position.column)
                     }
                 }
                 previousWasSpace = b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D
