@@ -41,8 +41,11 @@ let package = Package(
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
 
-        // Byte sources and sinks, files, atomic output.
-        .target(name: "FerryIO"),
+        // The one Linux call Swift cannot reach directly (the CPU affinity mask), in plain C.
+        .target(name: "CFerryLinux"),
+
+        // Byte sources and sinks, files, atomic output, processors available.
+        .target(name: "FerryIO", dependencies: ["CFerryLinux"]),
         // The CloudKit record model and its JSON mapping.
         .target(name: "FerryRecords", dependencies: ["FerryIO"]),
         // Streaming NDJSON (and CKWS response documents) readers and writers.

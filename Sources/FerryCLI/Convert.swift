@@ -73,7 +73,7 @@ struct Convert: ParsableCommand {
     @Option(help: "gzip compression level, 0–9.")
     var level: Int = 6
 
-    @Option(help: "Threads for converting NDJSON and for compression (default: every core).")
+    @Option(help: "Threads for converting NDJSON and for compression (default: one per core this process may use, honouring taskset).")
     var threads: Int?
 
     @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: skip it and go on.")
@@ -174,7 +174,7 @@ struct Convert: ParsableCommand {
         var remaining = limit ?? Int.max
         var inputOptions = RecordInputOptions(format: from, maximumLineBytes: maxLineBytes)
         if onError == .skip { inputOptions.policy = .skip(rejects: rejects) }
-        let workerThreads = threads ?? NDJSONParallelConverter.availableCores
+        let workerThreads = threads ?? Processors.available
         // NDJSON to NDJSON without sorting runs on every core (see NDJSONParallelConverter).
         let parallelSink = sorter == nil ? (writer as? NDJSONWriter) : nil
 

@@ -33,7 +33,7 @@ public final class NDJSONParallelConverter {
         /// Deepest JSON nesting accepted.
         public var maximumDepth: Int
 
-        public init(threads: Int = NDJSONParallelConverter.availableCores, chunkSize: Int = 1 << 20,
+        public init(threads: Int = Processors.available, chunkSize: Int = 1 << 20,
                     maximumLineBytes: Int = 64 << 20, maximumDepth: Int = 512) {
             self.threads = max(1, threads)
             self.chunkSize = max(1 << 12, chunkSize)
@@ -77,9 +77,6 @@ public final class NDJSONParallelConverter {
         /// Bytes written to the sink.
         public var bytesWritten = 0
     }
-
-    /// The number of cores of this machine.
-    public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     private let source: any ByteSource
     private let sink: any ByteSink

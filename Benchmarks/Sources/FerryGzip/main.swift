@@ -1,6 +1,6 @@
 // ferry-gzip: FerryCompression's gzip streams as a command, for timing against pigz and gzip.
 //
-//   ferry-gzip -c [-LEVEL] [-p THREADS] INPUT OUTPUT     compress (parallel, one gzip member)
+//   ferry-gzip -c [-LEVEL] [-p THREADS] [-b KIB] INPUT OUTPUT   compress (parallel, one gzip member)
 //   ferry-gzip -d INPUT OUTPUT                           decompress
 // OUTPUT may be - for standard output.
 import FerryCompression
@@ -21,6 +21,7 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 var decompress = false
 var level = 6
 var threads: Int?
+var blockKiB: Int?
 var paths: [String] = []
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
@@ -31,19 +32,25 @@ while !arguments.isEmpty {
         guard let value = arguments.first.flatMap({ Int($0) }) else { fail("-p expects a number") }
         threads = value
         arguments.removeFirst()
+    case "-b":
+        guard let value = arguments.first.flatMap({ Int($0) }) else { fail("-b expects a number of KiB") }
+        blockKiB = value
+        arguments.removeFirst()
     case _ where argument.count == 2 && argument.hasPrefix("-") && Int(argument.dropFirst()) != nil:
         level = Int(argument.dropFirst())!
     default: paths.append(argument)
     }
 }
-guard paths.count == 2 else { fail("usage: ferry-gzip (-c [-LEVEL] [-p THREADS] | -d) INPUT OUTPUT") }
+guard paths.count == 2 else { fail("usage: ferry-gzip (-c [-LEVEL] [-p THREADS] [-b KIB] | -d) INPUT OUTPUT") }
 
 do {
     let input = try InputFile(path: paths[0])
     let output = try OutputFile(path: paths[1], bufferCapacity: 4 << 20)
+    var configuration = GzipSink.Configuration(level: level, threads: threads)
+    if let blockKiB { configuration.blockSize = blockKiB << 10 }
     let source: any ByteSource = decompress ? try GzipSource(wrapping: input) : input
     let sink: any ByteSink = decompress
-        ? output : try GzipSink(wrapping: output, configuration: .init(level: level, threads: threads))
+        ? output : try GzipSink(wrapping: output, configuration: configuration)
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
     while true {
         let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }

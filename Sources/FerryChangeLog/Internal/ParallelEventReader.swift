@@ -308,9 +308,9 @@ final class ParallelEventReader: RawEventSource {
         if isStarted && !isEnded { cutter.cancel() }
     }
 
-    /// The number of workers worth running here: the processors online, at most `limit`.
+    /// The number of workers worth running here: the processors available, at most `limit`.
     static func defaultThreads(limit: Int = 4) -> Int {
-        max(1, min(limit, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        max(1, min(limit, Processors.available))
     }
 
     func nextRaw() throws -> RawEvent? {

@@ -1,0 +1,18 @@
+#ifdef __linux__
+#define _GNU_SOURCE
+#include <sched.h>
+#endif
+#include "CFerryLinux.h"
+
+int CFerryLinux_allowedCPUCount(void) {
+#ifdef __linux__
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        return 0;
+    }
+    return CPU_COUNT(&set);
+#else
+    return 0;
+#endif
+}

@@ -1,0 +1,28 @@
+import CFerryLinux
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How many processors this process may run on: the default thread count of every parallel
+/// stage (conversion, compression, change-log decoding).
+public enum Processors {
+    /// The processors the calling thread may run on, at least 1.
+    ///
+    /// On Linux this honours the CPU affinity mask (`sched_getaffinity`), so `taskset -c 0 ferry …`
+    /// or a container pinned to some cores gets one worker per allowed core rather than one per
+    /// core online; elsewhere, and if the mask cannot be read, the processors online
+    /// (`sysconf(_SC_NPROCESSORS_ONLN)`).
+    public static var available: Int {
+        let allowed = Int(CFerryLinux_allowedCPUCount())
+        return allowed > 0 ? allowed : online
+    }
+
+    /// The processors online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
+    public static var online: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}
