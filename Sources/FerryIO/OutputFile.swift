@@ -76,7 +76,7 @@ public final class OutputFile: ByteSink {
         buffer.append(contentsOf: bytes)
     }
 
-    /// Appends bytes through a closure that writes directly into the buffer (no intermediate copy).
+    /// Writes everything buffered so far.
     public func flush() throws {
         if buffer.isEmpty { return }
         try buffer.withUnsafeBytes { try writeThrough($0) }
