@@ -41,11 +41,11 @@ let package = Package(
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
 
-        // The one Linux call Swift cannot reach directly (the CPU affinity mask), in plain C.
-        .target(name: "CFerryLinux"),
+        // What Swift cannot reach directly (the CPU affinity mask, prefetch hints), in plain C.
+        .target(name: "CFerrySystem"),
 
         // Byte sources and sinks, files, atomic output, processors available.
-        .target(name: "FerryIO", dependencies: ["CFerryLinux"]),
+        .target(name: "FerryIO", dependencies: ["CFerrySystem"]),
         // The CloudKit record model and its JSON mapping.
         .target(name: "FerryRecords", dependencies: ["FerryIO"]),
         // Streaming NDJSON (and CKWS response documents) readers and writers.
@@ -59,7 +59,7 @@ let package = Package(
         // Self-describing archives of a record store (tar + gzip + manifest).
         .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
-        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON"]),
+        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "CFerrySystem"]),
         // The `ferry` commands.
         .target(
             name: "FerryCLI",

@@ -110,6 +110,9 @@ public final class Replayer {
     private let zones = ZoneRegistry()
     /// The state's index of each zone number (-1: not looked up yet).
     private var zoneIndices: [Int] = []
+    /// The table of each zone number looked up so far, for prefetching (renewed whenever the
+    /// storage may be replaced). Unchecked exclusivity: read per event, only on this thread.
+    @exclusivity(unchecked) private var tablesByNumber: [RecordTable?] = []
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -135,6 +138,7 @@ public final class Replayer {
         storage = ReplayStorage() // drop this reference so the uniqueness check counts only copies
         state.makeUnique()
         storage = state.storage
+        tablesByNumber = zoneIndices.map { $0 >= 0 ? storage.zones[$0].table : nil }
     }
 
     /// The tokens of the state so far.
@@ -164,7 +168,14 @@ public final class Replayer {
         let threads = configuration.decodingThreads ?? ParallelEventReader.defaultThreads()
         let reader: RawEventSource
         if threads > 0 {
-            reader = ParallelEventReader(source: source, configuration: configuration.reader, decoder: decoder, threads: threads)
+            let parallel = ParallelEventReader(source: source, configuration: configuration.reader, decoder: decoder, threads: threads)
+            // The table slot a save will probe is loaded while earlier events are applied.
+            parallel.upcoming = { [unowned self] event in
+                guard case .recordSaved(let blob, let number) = event, number < tablesByNumber.count,
+                      let table = tablesByNumber[number] else { return }
+                table.prefetch(hash: blob.nameHash)
+            }
+            reader = parallel
         } else {
             let sequential = ChangeLogReader(source: source, configuration: configuration.reader)
             sequential.decoder = decoder
@@ -293,6 +304,8 @@ public final class Replayer {
         let index = zoneIndex(zones.zone(number))
         while zoneIndices.count <= number { zoneIndices.append(-1) }
         zoneIndices[number] = index
+        while tablesByNumber.count <= number { tablesByNumber.append(nil) }
+        tablesByNumber[number] = storage.zones[index].table
         return index
     }
 

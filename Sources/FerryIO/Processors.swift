@@ -1,4 +1,4 @@
-import CFerryLinux
+import CFerrySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -17,7 +17,7 @@ public enum Processors {
     /// core online; elsewhere, and if the mask cannot be read, the processors online
     /// (`sysconf(_SC_NPROCESSORS_ONLN)`).
     public static var available: Int {
-        let allowed = Int(CFerryLinux_allowedCPUCount())
+        let allowed = Int(CFerrySystem_allowedCPUCount())
         return allowed > 0 ? allowed : online
     }
 

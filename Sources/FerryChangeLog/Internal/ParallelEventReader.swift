@@ -1,3 +1,4 @@
+import CFerrySystem
 import Dispatch
 import FerryIO
 import FerryRecords
@@ -292,6 +293,12 @@ final class ParallelEventReader: RawEventSource {
 
     var bytesRead: Int { fallback?.bytesRead ?? cutter.bytesRead }
 
+    /// Called with the event ``lookahead`` places after each one returned, while the block holds
+    /// it: replay uses it to prefetch the table slot that event will need.
+    var upcoming: ((RawEvent) -> Void)?
+    /// How far ahead ``upcoming`` looks: enough events to cover a memory access's latency.
+    static let lookahead = 8
+
     /// A reader of `source` decoding on `threads` workers.
     init(source: ByteSource, configuration: ChangeLogReader.Configuration, decoder: EventDecoder, threads: Int,
          blockSize: Int = 4 << 20) {
@@ -317,7 +324,17 @@ final class ParallelEventReader: RawEventSource {
         if let fallback { return try fallback.nextRaw() }
         while true {
             if let job = current {
-                if let event = job.events.take() { return event }
+                if let event = job.events.take() {
+                    if let upcoming {
+                        // Two stages: the record's header now, so that its name hash is at hand
+                        // when `upcoming` reads it, half the distance later.
+                        if case .recordSaved(let blob, _) = job.events.peek(ahead: 2 * Self.lookahead) {
+                            CFerrySystem_prefetch(blob.raw)
+                        }
+                        if let later = job.events.peek(ahead: Self.lookahead) { upcoming(later) }
+                    }
+                    return event
+                }
                 current = nil
                 cutter.release()
             }

@@ -35,6 +35,13 @@ final class EventBuffer {
         return events[next]
     }
 
+    /// The event `distance` places after the next one to be taken, if the buffer holds it.
+    @inline(__always)
+    func peek(ahead distance: Int) -> RawEvent? {
+        let index = next + distance
+        return index < events.count ? events[index] : nil
+    }
+
     /// Empties the buffer.
     func reset() {
         events.removeAll(keepingCapacity: true)

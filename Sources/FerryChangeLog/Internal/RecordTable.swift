@@ -1,3 +1,5 @@
+import CFerrySystem
+
 /// The records of one zone: an open-addressing hash table (linear probing, at most half full,
 /// deletion by backward shift) of ``RecordBlob``s keyed by record name bytes. It owns its blobs
 /// and gives them back to its ``BlobAllocator``.
@@ -43,6 +45,12 @@ final class RecordTable {
             i = (i + 1) & mask
         }
         return (i, false)
+    }
+
+    /// Starts loading the slot where a name with `hash` is looked up first, for a lookup soon.
+    @inline(__always)
+    func prefetch(hash: Int) {
+        CFerrySystem_prefetch(slots + (hash & mask))
     }
 
     /// The record named `name`.

@@ -2,9 +2,9 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #endif
-#include "CFerryLinux.h"
+#include "CFerrySystem.h"
 
-int CFerryLinux_allowedCPUCount(void) {
+int CFerrySystem_allowedCPUCount(void) {
 #ifdef __linux__
     cpu_set_t set;
     CPU_ZERO(&set);
