@@ -1,5 +1,7 @@
 #ifdef __linux__
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #endif
 #include "CFerrySystem.h"

@@ -42,7 +42,7 @@ public final class Replayer {
         /// How histories are read.
         public var reader: ChangeLogReader.Configuration
         /// Threads decoding history lines while the replayer applies earlier ones; `nil` means one
-        /// per processor (at most 4), 0 decodes on the calling thread. The result is the same.
+        /// per processor available (at most 4), 0 decodes on the calling thread. The result is the same.
         public var decodingThreads: Int?
 
         /// Creates a configuration.
@@ -135,10 +135,14 @@ public final class Replayer {
 
     /// Makes sure no copy of ``state`` handed out earlier sees what follows.
     private func beginChanges() {
+        let before = ObjectIdentifier(storage)
         storage = ReplayStorage() // drop this reference so the uniqueness check counts only copies
         state.makeUnique()
         storage = state.storage
-        tablesByNumber = zoneIndices.map { $0 >= 0 ? storage.zones[$0].table : nil }
+        if ObjectIdentifier(storage) != before {
+            // A copy: its tables are new objects.
+            tablesByNumber = zoneIndices.map { $0 >= 0 ? storage.zones[$0].table : nil }
+        }
     }
 
     /// The tokens of the state so far.
@@ -169,8 +173,9 @@ public final class Replayer {
         let reader: RawEventSource
         if threads > 0 {
             let parallel = ParallelEventReader(source: source, configuration: configuration.reader, decoder: decoder, threads: threads)
-            // The table slot a save will probe is loaded while earlier events are applied.
-            parallel.upcoming = { [unowned self] event in
+            // The table slot a save will probe is loaded while earlier events are applied. (The
+            // reader, and with it this closure, goes when this call returns.)
+            parallel.upcoming = { [self] event in
                 guard case .recordSaved(let blob, let number) = event, number < tablesByNumber.count,
                       let table = tablesByNumber[number] else { return }
                 table.prefetch(hash: blob.nameHash)

@@ -27,7 +27,8 @@ public final class GzipSink: ByteSink {
         public var threads: Int
         /// Bytes per independently compressed block when `threads > 1`; 1 MiB by default (pigz
         /// uses 128 KiB: larger blocks spend less on priming each block's dictionary and on sync
-        /// markers, measured 3–5% faster and 0.14% smaller on NDJSON). At least ``minimumBlockSize``.
+        /// markers; see `Docs/Compression.md`). At least ``minimumBlockSize``. Up to
+        /// 2 × `threads` blocks and their output are in memory at once.
         public var blockSize: Int
 
         /// Creates a configuration; `threads: nil` means one thread per available processor.

@@ -7,10 +7,11 @@ import Musl
 import Darwin
 #endif
 
-/// How many processors this process may run on: the default thread count of every parallel
-/// stage (conversion, compression, change-log decoding).
+/// How many processors Ferry may run on: the default thread count of every parallel stage
+/// (conversion, compression, change-log decoding).
 public enum Processors {
-    /// The processors the calling thread may run on, at least 1.
+    /// The processors the calling thread may run on (for a process started under `taskset` or in
+    /// a pinned container, those of the whole process), at least 1.
     ///
     /// On Linux this honours the CPU affinity mask (`sched_getaffinity`), so `taskset -c 0 ferry …`
     /// or a container pinned to some cores gets one worker per allowed core rather than one per

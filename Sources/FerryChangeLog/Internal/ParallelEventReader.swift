@@ -293,8 +293,8 @@ final class ParallelEventReader: RawEventSource {
 
     var bytesRead: Int { fallback?.bytesRead ?? cutter.bytesRead }
 
-    /// Called with the event ``lookahead`` places after each one returned, while the block holds
-    /// it: replay uses it to prefetch the table slot that event will need.
+    /// Called with the event ``lookahead`` + 1 places after each one returned, while the block
+    /// holds it: replay uses it to prefetch the table slot that event will need.
     var upcoming: ((RawEvent) -> Void)?
     /// How far ahead ``upcoming`` looks: enough events to cover a memory access's latency.
     static let lookahead = 8
@@ -329,7 +329,7 @@ final class ParallelEventReader: RawEventSource {
                         // Two stages: the record's header now, so that its name hash is at hand
                         // when `upcoming` reads it, half the distance later.
                         if case .recordSaved(let blob, _) = job.events.peek(ahead: 2 * Self.lookahead) {
-                            CFerrySystem_prefetch(blob.raw)
+                            CFerrySystem_prefetch(blob.raw + 24) // the name hash, then the name
                         }
                         if let later = job.events.peek(ahead: Self.lookahead) { upcoming(later) }
                     }

@@ -41,6 +41,7 @@ import Darwin
         print("  " + line)
     }
     Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "pigz -6 -p 2")
+    Bench.ratio("compress", "ferry gzip -6 (2 threads), atomic file output", over: "pigz -6 -p 2")
     Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "gzip -6")
     unlink(out)
 }
