@@ -61,6 +61,19 @@ package struct NDJSONLineDecoder: Sendable {
         self.prefilter = prefilter
     }
 
+    /// Writes a rejected input to a rejects file as one line: verbatim, or, when it spans lines (an
+    /// entry of a pretty-printed document), as one compact line, so the rejects file stays NDJSON.
+    package static func writeReject(_ raw: UnsafeRawBufferPointer, to rejects: ByteSink) throws {
+        if raw.contains(0x0A), let value = try? RecordJSON.parseValue(raw) {
+            var out = JSONOutput(capacity: raw.count)
+            out.appendValue(value)
+            try rejects.write(out.bytes)
+        } else {
+            try rejects.write(raw)
+        }
+        try rejects.write([0x0A])
+    }
+
     /// Whether a line holds only spaces, tabs and carriage returns.
     package static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
         for b in line where b != 0x20 && b != 0x09 && b != 0x0D { return false }

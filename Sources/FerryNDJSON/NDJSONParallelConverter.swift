@@ -247,16 +247,7 @@ public final class NDJSONParallelConverter {
                     throw error
                 case .skip(let rejects):
                     statistics.rejected += 1
-                    if let rejects {
-                        if raw.contains(0x0A), let value = try? raw.withUnsafeBytes({ try RecordJSON.parseValue($0) }) {
-                            var out = JSONOutput(capacity: raw.count)
-                            out.appendValue(value)
-                            try rejects.write(out.bytes)
-                        } else {
-                            try rejects.write(raw)
-                        }
-                        try rejects.write([0x0A])
-                    }
+                    if let rejects { try raw.withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: rejects) } }
                     onReject?(error)
                 }
             case .transformFailure(let underlying):

@@ -199,17 +199,7 @@ public final class NDJSONReader: RecordReader {
             throw located
         case .skip(let rejects):
             rejectedCount += 1
-            if let rejects {
-                if raw.contains(0x0A), let value = try? RecordJSON.parseValue(raw) {
-                    // From a pretty-printed document: one compact line, so rejects stay NDJSON.
-                    var out = JSONOutput(capacity: raw.count)
-                    out.appendValue(value)
-                    try rejects.write(out.bytes)
-                } else {
-                    try rejects.write(raw)
-                }
-                try rejects.write([0x0A])
-            }
+            if let rejects { try NDJSONLineDecoder.writeReject(raw, to: rejects) }
             onReject?(located)
         }
     }

@@ -363,43 +363,11 @@ package struct JSONScanner {
         return value
     }
 
-
     /// Checks that bytes `start..<stop` are UTF-8, throwing with the offset of the first bad byte.
     @usableFromInline
     func validateUTF8(from start: Int, to stop: Int) throws(RecordFormatError) {
-        var i = start
-        while i < stop {
-            // ASCII runs eight bytes at a time.
-            while i + 8 <= stop && UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                i += 8
-            }
-            guard i < stop else { return }
-            let b = base[i]
-            if b < 0x80 { i += 1; continue }
-            var need = 0
-            var minimum: UInt32 = 0
-            var scalar: UInt32 = 0
-            switch b {
-            case 0xC2...0xDF: need = 1; scalar = UInt32(b & 0x1F); minimum = 0x80
-            case 0xE0...0xEF: need = 2; scalar = UInt32(b & 0x0F); minimum = 0x800
-            case 0xF0...0xF4: need = 3; scalar = UInt32(b & 0x07); minimum = 0x10000
-            default:
-                throw error(.invalidUTF8, "expected UTF-8 text, found byte 0x\(String(b, radix: 16, uppercase: true))", at: i)
-            }
-            if i + need >= stop {
-                throw error(.invalidUTF8, "expected UTF-8 text, found a truncated sequence", at: i)
-            }
-            for k in 1...need {
-                let c = base[i + k]
-                guard c & 0xC0 == 0x80 else {
-                    throw error(.invalidUTF8, "expected a UTF-8 continuation byte, found byte 0x\(String(c, radix: 16, uppercase: true))", at: i + k)
-                }
-                scalar = scalar << 6 | UInt32(c & 0x3F)
-            }
-            if scalar < minimum || scalar > 0x10FFFF || (scalar >= 0xD800 && scalar <= 0xDFFF) {
-                throw error(.invalidUTF8, "expected UTF-8 text, found an invalid sequence (overlong, surrogate or out of range)", at: i)
-            }
-            i += need + 1
+        if let (offset, problem) = UTF8Check.firstProblem(base, from: start, to: stop) {
+            throw error(.invalidUTF8, problem.message, at: offset)
         }
     }
 

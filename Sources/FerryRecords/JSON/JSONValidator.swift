@@ -239,33 +239,7 @@ package enum JSONValidator {
         }
 
         func validUTF8(from: Int, to stop: Int) -> Bool {
-            var k = from
-            while k < stop {
-                while k + 8 <= stop && UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                    k += 8
-                }
-                guard k < stop else { return true }
-                let b = base[k]
-                if b < 0x80 { k += 1; continue }
-                var need = 0
-                var minimum: UInt32 = 0
-                var scalar: UInt32 = 0
-                switch b {
-                case 0xC2...0xDF: need = 1; scalar = UInt32(b & 0x1F); minimum = 0x80
-                case 0xE0...0xEF: need = 2; scalar = UInt32(b & 0x0F); minimum = 0x800
-                case 0xF0...0xF4: need = 3; scalar = UInt32(b & 0x07); minimum = 0x10000
-                default: return false
-                }
-                if k + need >= stop { return false }
-                for t in 1...need {
-                    let c = base[k + t]
-                    guard c & 0xC0 == 0x80 else { return false }
-                    scalar = scalar << 6 | UInt32(c & 0x3F)
-                }
-                if scalar < minimum || scalar > 0x10FFFF || (scalar >= 0xD800 && scalar <= 0xDFFF) { return false }
-                k += need + 1
-            }
-            return true
+            UTF8Check.firstProblem(base, from: from, to: stop) == nil
         }
 
         /// Skips a number at `i` by the JSON grammar.

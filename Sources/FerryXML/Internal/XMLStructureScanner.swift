@@ -201,13 +201,7 @@ struct XMLStructureScanner {
                         j += 1
                         let valueStart = j
                         runLength = 0
-                        while true {
-                            j = Self.find(b, 0x0A, in: base, from: j, to: n)
-                            guard j < n, base[j] == 0x0A else { break }
-                            line += 1
-                            lineStart = chunkStart + j + 1
-                            j += 1
-                        }
+                        j = closingQuote(b, in: base, from: j, to: n, chunkStart: chunkStart)
                         lengthen(by: j - valueStart, at: j, base: base, chunkStart: chunkStart)
                         if j >= n {
                             state = b == UInt8(ascii: "\"") ? .doubleQuoted : .singleQuoted
@@ -223,14 +217,7 @@ struct XMLStructureScanner {
             case .doubleQuoted, .singleQuoted:
                 // A value that began in an earlier chunk.
                 let quote = state == .doubleQuoted ? UInt8(ascii: "\"") : UInt8(ascii: "'")
-                var j = i
-                while true {
-                    j = Self.find(quote, 0x0A, in: base, from: j, to: n)
-                    guard j < n, base[j] == 0x0A else { break }
-                    line += 1
-                    lineStart = chunkStart + j + 1
-                    j += 1
-                }
+                let j = closingQuote(quote, in: base, from: i, to: n, chunkStart: chunkStart)
                 lengthen(by: j - i, at: j, base: base, chunkStart: chunkStart)
                 if j < n {
                     state = .tag
@@ -445,6 +432,20 @@ struct XMLStructureScanner {
     private mutating func newline(at index: Int, chunkStart: Int) {
         line += 1
         lineStart = chunkStart + index + 1
+    }
+
+    /// The offset of the first `quote` in `base[from..<to]` (`to` when there is none), counting the
+    /// newlines before it.
+    @inline(__always)
+    private mutating func closingQuote(_ quote: UInt8, in base: UnsafePointer<UInt8>, from: Int, to n: Int,
+                                       chunkStart: Int) -> Int {
+        var j = from
+        while true {
+            j = Self.find(quote, 0x0A, in: base, from: j, to: n)
+            guard j < n, base[j] == 0x0A else { return j }
+            newline(at: j, chunkStart: chunkStart)
+            j += 1
+        }
     }
 
     /// Counts the newlines in `base[from..<to]` and moves the line start past the last one.
