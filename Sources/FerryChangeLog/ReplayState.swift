@@ -1,3 +1,4 @@
+import CFerrySystem
 import FerryIO
 import FerryNDJSON
 import FerryRecords
@@ -19,6 +20,11 @@ final class ReplayStorage {
     var zoneIndex: [ZoneKey: Int] = [:]
     var database: ChangeEvent.Checkpoint?
     var lastCheckpoint: ChangeEvent.Checkpoint?
+    /// Mapped histories whose bytes records' JSON points into (``BlobAllocator/copy(_:keepingJSON:)``);
+    /// a copy of the storage copies the JSON and needs none.
+    var mappings: [MappedFile] = []
+    /// The bytes of ``mappings``.
+    var mappedBytes: Int { mappings.reduce(0) { $0 + $1.bytes.count } }
 
     /// The index of `zone`, adding it when new.
     func index(of zone: ZoneID) -> Int {
@@ -200,11 +206,30 @@ public struct ReplayState {
         return result
     }
 
+    /// How many records ahead writing loads a record's JSON (its header twice as far).
+    private static let prefetchDistance = 8
+
     /// Writes every live record through `writer`, in `order`, then finishes it (for files: the
     /// atomic rename). An `NDJSONWriter` gets the records' JSON as held, without re-encoding.
     public func write(to writer: any RecordWriter, order: OutputOrder = .byName) throws {
         if let ndjson = writer as? NDJSONWriter {
-            try forEachBlob(order: order) { _, blob in try ndjson.write(encodedRecord: blob.json) }
+            for i in sortedZones() {
+                try orderedBlobs(storage.zones[i], order).withUnsafeBufferPointer { blobs in
+                    // Records lie all over memory (or the mapped history) in name order: load
+                    // each one's header, then its JSON, ahead of the copy.
+                    let n = blobs.count
+                    for k in 0..<n {
+                        if k + 2 * Self.prefetchDistance < n { CFerrySystem_prefetch(blobs[k + 2 * Self.prefetchDistance].raw) }
+                        if k + Self.prefetchDistance < n {
+                            let json = blobs[k + Self.prefetchDistance].json
+                            CFerrySystem_prefetch(json.baseAddress!)
+                            CFerrySystem_prefetch(json.baseAddress! + min(64, json.count))
+                            CFerrySystem_prefetch(json.baseAddress! + min(128, json.count))
+                        }
+                        try ndjson.write(encodedRecord: blobs[k].json)
+                    }
+                }
+            }
         } else {
             try forEachRecord(order: order) { try writer.write($0) }
         }

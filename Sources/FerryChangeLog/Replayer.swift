@@ -113,6 +113,11 @@ public final class Replayer {
     /// The table of each zone number looked up so far, for prefetching (renewed whenever the
     /// storage may be replaced). Unchecked exclusivity: read per event, only on this thread.
     @exclusivity(unchecked) private var tablesByNumber: [RecordTable?] = []
+    /// Whether saved blobs may keep pointing at their JSON: while applying a mapped history the
+    /// storage keeps (``ReplayStorage/mappings``).
+    private var keepsJSON = false
+    /// The bytes of history each decoding thread takes at a time (tests make it small).
+    var blockSize = 4 << 20
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -171,8 +176,14 @@ public final class Replayer {
         decoder.tokensOnly = configuration.tokensOnly
         let threads = configuration.decodingThreads ?? ParallelEventReader.defaultThreads()
         let reader: RawEventSource
+        var parallelReader: ParallelEventReader?
         if threads > 0 {
-            let parallel = ParallelEventReader(source: source, configuration: configuration.reader, decoder: decoder, threads: threads)
+            // A regular file that fits well in memory is read in place: saved records' JSON stays
+            // in the mapping (the page cache) instead of being copied into the state.
+            let mapped = configuration.tokensOnly ? nil : source.mapRemaining(maximumSize: Self.maximumMappedSize - storage.mappedBytes)
+            let parallel = ParallelEventReader(source: source, mapped: mapped, configuration: configuration.reader, decoder: decoder,
+                                               threads: threads, blockSize: blockSize)
+            parallelReader = parallel
             // The table slot a save will probe is loaded while earlier events are applied. (The
             // reader, and with it this closure, goes when this call returns.)
             parallel.upcoming = { [self] event in
@@ -191,10 +202,22 @@ public final class Replayer {
             finishedBytes += reader.bytesRead
             currentBytes = nil
         }
+        guard phase != .done, let first = try reader.nextRaw() else { return }
+        if let mapping = parallelReader?.textMapping {
+            storage.mappings.append(mapping)
+            keepsJSON = true
+        }
+        defer { keepsJSON = false }
+        try handle(first)
         while phase != .done, let event = try reader.nextRaw() {
             try handle(event)
         }
     }
+
+    /// The most history read in place, all files together (a quarter of physical memory): other
+    /// files are read, and their live records copied, so that the state does not point all over
+    /// more history than the page cache can keep.
+    static var maximumMappedSize: Int { SystemMemory.physical / 4 }
 
     /// The files of a history: files as given, folders replaced by the regular files in them in
     /// name order (hidden files skipped).
@@ -293,7 +316,7 @@ public final class Replayer {
         }
         if configuration.ordersBatches {
             if case .recordSaved(let blob, let zone) = event {
-                batch.append((storage.allocator.copy(blob), zones.zone(zone), eventCount))
+                batch.append((storage.allocator.copy(blob, keepingJSON: keepsJSON), zones.zone(zone), eventCount))
                 return
             }
             try flushBatch()
@@ -335,7 +358,7 @@ public final class Replayer {
         appliedCount += 1
         switch event {
         case .recordSaved(let blob, let zone):
-            try save(storage.allocator.copy(blob), zone: zoneIndex(number: zone))
+            try save(storage.allocator.copy(blob, keepingJSON: keepsJSON), zone: zoneIndex(number: zone))
         case .recordDeleted(let name, let zoneID, let type):
             let zone = zoneIndex(zoneID)
             if storage.zones[zone].isDeleted {

@@ -56,4 +56,12 @@ public final class PeekableSource: ByteSource {
         if isAtEnd { return 0 }
         return try source.read(into: buffer)
     }
+
+    /// The wrapped source's mapping, from the first byte not yet handed out.
+    public func mapRemaining(maximumSize: Int) -> MappedInput? {
+        guard let rest = source.mapRemaining(maximumSize: maximumSize) else { return nil }
+        return peeked.withUnsafeBytes { bytes in
+            rest.extended(backBy: peeked.count - peekedStart, matching: UnsafeRawBufferPointer(rebasing: bytes[peekedStart...]))
+        }
+    }
 }

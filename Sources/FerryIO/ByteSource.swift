@@ -8,6 +8,11 @@ public protocol ByteSource: AnyObject {
     /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read;
     /// `0` means the end of the input.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+
+    /// The rest of the input as a read-only mapping, when it is a regular file of at most
+    /// `maximumSize` bytes; `nil` otherwise (the default). The source's position does not move;
+    /// a caller that takes the mapping reads it instead of the source.
+    func mapRemaining(maximumSize: Int) -> MappedInput?
 }
 
 /// Something bytes are written to: a file (committed atomically), standard output, a compressor.

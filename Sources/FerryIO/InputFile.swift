@@ -41,6 +41,13 @@ public final class InputFile: ByteSource {
         if n < 0 { throw FerryIOError(.read, path: name, errno: Syscall.errno) }
         return n
     }
+
+    public func mapRemaining(maximumSize: Int) -> MappedInput? {
+        let offset = Int(lseek(fd, 0, SEEK_CUR))
+        guard offset >= 0, let file = MappedFile.map(fd, name: name, maximumSize: maximumSize),
+              offset <= file.bytes.count else { return nil }
+        return MappedInput(file: file, bytes: UnsafeRawBufferPointer(rebasing: file.bytes[offset...]))
+    }
 }
 
 /// Facts about paths that commands need, without Foundation.

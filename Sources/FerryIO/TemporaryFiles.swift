@@ -9,6 +9,9 @@ import Darwin
 /// The temporary files this process has open, removed if the process is interrupted
 /// (SIGINT, SIGTERM, SIGHUP, SIGPIPE) so that an interrupted run leaves nothing behind.
 ///
+/// SIGBUS — raised when a file read in place (``MappedFile``) is truncated under the process —
+/// removes them too, then ends the process with a message and exit code 1, as a data error.
+///
 /// A process killed with SIGKILL cannot clean up; its temporary file keeps a `.ferry-` name
 /// beside the target and never takes the target's name.
 public final class TemporaryFiles: @unchecked Sendable {
@@ -40,6 +43,13 @@ public final class TemporaryFiles: @unchecked Sendable {
             _ = Glibc_signal(signal)
             sigaddset(&handled, signal)
         }
+        signal(SIGBUS) { _ in
+            TemporaryFiles.shared.removeAllForSignal()
+            let message: StaticString = "ferry: error: an input file read in place was truncated while Ferry read it; nothing was written\n"
+            _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
+            _exit(1)
+        }
+        sigaddset(&handled, SIGBUS)
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         return true
     }()

@@ -116,6 +116,29 @@ struct ReplayCommandTests {
         #expect(try stateRecords(dir + "/from-stdin.ndjson") == canonicalJSON(history.finalSnapshot))
     }
 
+    @Test("A history file read in place (mapped), redirected to standard input, piped or gzip-compressed gives the same bytes")
+    func mappedAndReadAgree() throws {
+        let dir = setUp()
+        let binary = try ferryBinary()
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", """
+            cd '\(dir)' && gzip -c h.ndjson > h.ndjson.gz &&
+            '\(binary)' replay h.ndjson --out mapped.ndjson --quiet &&
+            '\(binary)' replay - --out redirected.ndjson --quiet < h.ndjson &&
+            cat h.ndjson | '\(binary)' replay - --out piped.ndjson --quiet &&
+            '\(binary)' replay h.ndjson.gz --out unzipped.ndjson --quiet
+            """]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        let mapped = try #require(FileManager.default.contents(atPath: dir + "/mapped.ndjson"))
+        #expect(try stateRecords(dir + "/mapped.ndjson") == canonicalJSON(history.finalSnapshot))
+        for other in ["redirected", "piped", "unzipped"] {
+            #expect(FileManager.default.contents(atPath: dir + "/\(other).ndjson") == mapped, "\(other)")
+        }
+    }
+
     @Test("An archive state carries the zone tokens in its manifest and serves as a base")
     func archives() throws {
         let dir = setUp()
@@ -303,6 +326,35 @@ struct ReplayCommandTests {
         #expect(Ferry.execute(["replay", dir + "/big.ndjson", "--out", dir + "/state.ndjson", "--quiet"]) == 0)
         #expect(try stateRecords(dir + "/state.ndjson") == canonicalJSON(small.finalSnapshot))
         #expect(files(in: dir).filter { !$0.hasPrefix(".") } == ["big.ndjson", "state.ndjson", "state.ndjson.tokens.json"])
+    }
+
+    @Test("A history file truncated while it is read in place ends the replay with exit 1 and a message, leaving nothing")
+    func truncatedWhileMapped() throws {
+        let dir = scratchDirectory()
+        let small = HistoryGenerator.generate(seed: 503, configuration: .init(batches: 120, changesPerBatch: 20, keepsSnapshots: false))
+        var big: [UInt8] = []
+        for _ in 0..<60 { big += small.ferryLines }
+        write(big, to: dir + "/big.ndjson")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ferryBinary())
+        process.arguments = ["replay", dir + "/big.ndjson", "--out", dir + "/state.ndjson"]
+        let error = Pipe()
+        process.standardError = error
+        try process.run()
+        var waited = 0
+        while !files(in: dir).contains(where: { $0.hasPrefix(".state.ndjson.ferry-") }) && waited < 2000 && process.isRunning {
+            usleep(5_000)
+            waited += 1
+        }
+        usleep(100_000)
+        #expect(process.isRunning, "the replay ended before the file could be truncated: make the history larger")
+        #expect(truncate(dir + "/big.ndjson", 0) == 0)
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("was truncated while Ferry read it"))
+        #expect(files(in: dir) == ["big.ndjson"]) // neither the state nor a temporary file
     }
 }
 

@@ -2,6 +2,12 @@ import FerryCompression
 import FerryIO
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @Suite("Detecting compressed input by its magic bytes")
 struct DetectionTests {
     @Test("Gzip is detected by 1f 8b and nothing else is", arguments: [
@@ -50,4 +56,27 @@ struct DetectionTests {
         #expect(try source.readAll() == Array(bytes[n...]))
         #expect(try source.peek(1) == [])
     }
+
+    @Test("PeekableSource maps its file from the first byte it has not handed out")
+    func mapAfterPeek() throws {
+        let bytes = Array(0..<5000).map { UInt8(truncatingIfNeeded: $0) }
+        let path = temporaryDirectory() + "/input"
+        let out = try OutputFile(path: path)
+        try out.write(bytes)
+        try out.commit()
+        let source = try Compression.openInput(InputFile(path: path))
+        #expect(try #require(source.mapRemaining(maximumSize: .max)).withBytes(Array.init) == bytes)
+        let peekable = PeekableSource(try InputFile(path: path))
+        _ = try peekable.peek(100)
+        var head = [UInt8](repeating: 0, count: 30)
+        #expect(try head.withUnsafeMutableBytes { try peekable.read(into: $0) } == 30)
+        #expect(try #require(peekable.mapRemaining(maximumSize: .max)).withBytes(Array.init) == Array(bytes[30...]))
+        #expect(PeekableSource(MemorySource(bytes)).mapRemaining(maximumSize: .max) == nil)
+    }
+}
+
+/// A new temporary directory.
+private func temporaryDirectory() -> String {
+    var template = Array("/tmp/ferry-test-XXXXXX".utf8CString)
+    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
 }

@@ -38,12 +38,14 @@ final class BlobAllocator {
         freeLists.deallocate()
     }
 
-    /// A copy of `blob` that this allocator owns.
+    /// A copy of `blob` that this allocator owns: the JSON too, unless `keepingJSON` and the blob
+    /// points at JSON elsewhere (in a mapping of the input its owner keeps).
     @inline(__always)
-    func copy(_ blob: RecordBlob) -> RecordBlob {
-        let size = blob.size
+    func copy(_ blob: RecordBlob, keepingJSON: Bool = false) -> RecordBlob {
+        let inPlace = keepingJSON && blob.pointsAtJSON
+        let size = inPlace ? blob.pointerSize : blob.size
         let sizeClass = (size + Self.granule - 1) / Self.granule
-        guard sizeClass <= Self.classCount else { return blob.copy() }
+        guard sizeClass <= Self.classCount else { return inPlace ? blob.copyPointing() : blob.copy() }
         let raw: UnsafeMutableRawPointer
         if let free = freeLists[sizeClass] {
             freeLists[sizeClass] = free.load(as: UnsafeMutableRawPointer?.self)
@@ -51,7 +53,11 @@ final class BlobAllocator {
         } else {
             raw = carve(sizeClass * Self.granule)
         }
-        blob.copyContiguous(to: raw, sizeClass: UInt8(sizeClass))
+        if inPlace {
+            blob.copyPointing(to: raw, sizeClass: UInt8(sizeClass))
+        } else {
+            blob.copyContiguous(to: raw, sizeClass: UInt8(sizeClass))
+        }
         return RecordBlob(raw: raw)
     }
 

@@ -51,11 +51,16 @@ final class ParallelEventReader: RawEventSource {
         var usedGivenPageZone = false
         var finalPageZone: ZoneID?
 
-        init(text: UnsafeMutableRawBufferPointer) {
+        /// The mapping `text` lies in, kept as long as the block (a worker may still decode it
+        /// after the reader is gone); `nil` when `text` was allocated for the block.
+        let mapping: MappedFile?
+
+        init(text: UnsafeMutableRawBufferPointer, in mapping: MappedFile? = nil) {
             self.text = text
+            self.mapping = mapping
         }
 
-        deinit { text.deallocate() }
+        deinit { if mapping == nil { text.deallocate() } }
     }
 
     /// A serial queue with its own decoder.
@@ -129,6 +134,9 @@ final class ParallelEventReader: RawEventSource {
     /// the byte count are guarded by `lock`.
     final class Cutter: @unchecked Sendable {
         let source: ByteSource
+        /// The input mapped: blocks are cut from it in place, not read.
+        let mapped: MappedInput?
+        private var mappedOffset = 0
         private let configuration: ChangeLogReader.Configuration
         private let blockSize: Int
         private let workers: [Worker]
@@ -142,8 +150,9 @@ final class ParallelEventReader: RawEventSource {
         private let available = DispatchSemaphore(value: 0)
         private let slots: DispatchSemaphore
 
-        init(source: ByteSource, configuration: ChangeLogReader.Configuration, blockSize: Int, workers: [Worker]) {
+        init(source: ByteSource, mapped: MappedInput?, configuration: ChangeLogReader.Configuration, blockSize: Int, workers: [Worker]) {
             self.source = source
+            self.mapped = mapped
             self.configuration = configuration
             self.blockSize = blockSize
             self.workers = workers
@@ -211,6 +220,7 @@ final class ParallelEventReader: RawEventSource {
         /// The input again from the start of `first` (the first block cut): for a reader that does
         /// not cut blocks. Only before ``start()``.
         func input(from first: Job) -> ByteSource {
+            if let mapped { return MappedSource(mapped, name: source.name) }
             defer { carry.removeAll() }
             return PrefixedSource(Array(UnsafeRawBufferPointer(first.text)) + carry, then: source)
         }
@@ -224,6 +234,7 @@ final class ParallelEventReader: RawEventSource {
         /// Reads the next block of whole lines (the last line of the input may lack its newline);
         /// `nil` at the end of the input.
         func cutBlock() throws -> Job? {
+            if let mapped { return cutMappedBlock(mapped) }
             var capacity = max(blockSize, carry.count * 2)
             var block = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
             var count = carry.count
@@ -279,6 +290,30 @@ final class ParallelEventReader: RawEventSource {
             handedOff = true
             return Job(text: UnsafeMutableRawBufferPointer(start: block, count: end))
         }
+
+        /// The next block of whole lines of the mapped input, in place: about `blockSize` bytes,
+        /// more when a line is longer (``Worker/decode(_:with:sourceName:maximumLineBytes:givenPageZone:)``
+        /// refuses lines over the limit).
+        private func cutMappedBlock(_ mapped: MappedInput) -> Job? {
+            let bytes = mapped.bytes
+            let start = mappedOffset
+            guard start < bytes.count else { return nil }
+            var end = bytes.count
+            if start + blockSize < bytes.count {
+                let base = bytes.baseAddress!
+                var i = start + blockSize - 1
+                while i >= start && base.load(fromByteOffset: i, as: UInt8.self) != 0x0A { i -= 1 }
+                if i >= start {
+                    end = i + 1
+                } else if let newline = memchr(base + start + blockSize, 0x0A, bytes.count - start - blockSize) {
+                    end = UnsafeRawPointer(newline) - base + 1
+                }
+            }
+            mappedOffset = end
+            lock.withLock { readCount = end }
+            let text = UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            return Job(text: text, in: mapped.file)
+        }
     }
 
     private let configuration: ChangeLogReader.Configuration
@@ -300,15 +335,20 @@ final class ParallelEventReader: RawEventSource {
     static let lookahead = 8
 
     /// A reader of `source` decoding on `threads` workers.
-    init(source: ByteSource, configuration: ChangeLogReader.Configuration, decoder: EventDecoder, threads: Int,
-         blockSize: Int = 4 << 20) {
+    /// The mapping events' JSON lies in, once reading started from it: their blobs may keep
+    /// pointing at it as long as the mapping is kept.
+    var textMapping: MappedFile? { isStarted && fallback == nil ? cutter.mapped?.file : nil }
+
+    /// A reader of `source` — or of its mapping, `mapped`, in place — decoding on `threads` workers.
+    init(source: ByteSource, mapped: MappedInput? = nil, configuration: ChangeLogReader.Configuration, decoder: EventDecoder,
+         threads: Int, blockSize: Int = 4 << 20) {
         precondition(threads > 0)
         self.configuration = configuration
         mainDecoder = decoder.forAnotherThread()
         let workers = (0..<max(1, threads)).map {
             Worker(index: $0, decoder: decoder, sourceName: source.name, maximumLineBytes: configuration.maximumLineBytes)
         }
-        cutter = Cutter(source: source, configuration: configuration, blockSize: blockSize, workers: workers)
+        cutter = Cutter(source: source, mapped: mapped, configuration: configuration, blockSize: blockSize, workers: workers)
     }
 
     deinit {
@@ -460,5 +500,24 @@ final class PrefixedSource: ByteSource {
             return n
         }
         return try rest.read(into: buffer)
+    }
+}
+
+/// The bytes of a mapping, read as a source (for a history read by a ``ChangeLogReader``).
+final class MappedSource: ByteSource {
+    let name: String
+    private let input: MappedInput
+    private var offset = 0
+
+    init(_ input: MappedInput, name: String) {
+        self.input = input
+        self.name = name
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = min(buffer.count, input.bytes.count - offset)
+        if n > 0 { buffer.baseAddress!.copyMemory(from: input.bytes.baseAddress! + offset, byteCount: n) }
+        offset += n
+        return n
     }
 }

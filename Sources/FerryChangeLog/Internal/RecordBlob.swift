@@ -177,6 +177,26 @@ struct RecordBlob {
         destination.storeBytes(of: sizeClass, toByteOffset: Self.sizeClassOffset, as: UInt8.self)
     }
 
+    /// Whether the blob holds its JSON's address, not the JSON (flag 4).
+    @inline(__always) var pointsAtJSON: Bool { flags & 4 != 0 }
+
+    /// The size of a blob pointing at its JSON: the bytes before the JSON and the address.
+    @inline(__always) var pointerSize: Int { prefixSize + 8 }
+
+    /// Writes a blob pointing at its JSON, as it is, to `destination` (room for ``pointerSize`` bytes).
+    @inline(__always)
+    func copyPointing(to destination: UnsafeMutableRawPointer, sizeClass: UInt8) {
+        destination.copyMemory(from: raw, byteCount: pointerSize)
+        destination.storeBytes(of: sizeClass, toByteOffset: Self.sizeClassOffset, as: UInt8.self)
+    }
+
+    /// A copy of a blob pointing at its JSON in a `malloc`ed block of its own.
+    func copyPointing() -> RecordBlob {
+        let copy = malloc(pointerSize)!
+        copyPointing(to: copy, sizeClass: 0)
+        return RecordBlob(raw: copy)
+    }
+
     /// Whether two blobs hold the same record name.
     @inline(__always)
     func hasName(_ other: UnsafeRawBufferPointer, hash: Int) -> Bool {

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A regular file mapped read-only into memory, unmapped when the last reference goes.
+///
+/// Readers that keep pieces of their input (replay keeps each live record's JSON where the
+/// history holds it) use a mapping instead of copying: the bytes stay in the page cache, shared
+/// and reclaimable, rather than in fresh memory of the process.
+///
+/// The file must not be truncated while it is mapped: reading a page past the new end raises
+/// `SIGBUS`. Files replaced by renaming (as every Ferry output is) are safe; the mapping keeps
+/// the old contents.
+///
+/// `@unchecked Sendable`: the mapping is read-only and lives as long as the object.
+public final class MappedFile: @unchecked Sendable {
+    /// The path, for messages.
+    public let name: String
+    /// The mapped bytes, the whole file: valid only while this object lives.
+    public let bytes: UnsafeRawBufferPointer
+
+    private init(name: String, bytes: UnsafeRawBufferPointer) {
+        self.name = name
+        self.bytes = bytes
+    }
+
+    deinit {
+        if bytes.count > 0 { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count) }
+    }
+
+    /// Maps the regular file open on `fd` (the descriptor may be closed afterwards); `nil` when it
+    /// is not a regular file, is empty, is larger than `maximumSize`, or cannot be mapped.
+    static func map(_ fd: Int32, name: String, maximumSize: Int) -> MappedFile? {
+        guard let size = Syscall.fileSize(fd), size > 0, size <= maximumSize else { return nil }
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0),
+              base != UnsafeMutableRawPointer(bitPattern: -1) else { return nil } // MAP_FAILED
+        #if os(Linux)
+        _ = madvise(base, size, MADV_WILLNEED)
+        #endif
+        return MappedFile(name: name, bytes: UnsafeRawBufferPointer(start: base, count: size))
+    }
+}
+
+/// The part of a ``MappedFile`` a source had not yet read.
+public struct MappedInput: @unchecked Sendable {
+    /// The mapping, to keep while any of `bytes` is in use.
+    public let file: MappedFile
+    /// The unread bytes, from the source's position to the end of the file: valid only while
+    /// `file` lives (``withBytes(_:)`` keeps it).
+    public let bytes: UnsafeRawBufferPointer
+
+    public init(file: MappedFile, bytes: UnsafeRawBufferPointer) {
+        self.file = file
+        self.bytes = bytes
+    }
+
+    /// Calls `body` with the unread bytes, keeping the mapping until it returns.
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withExtendedLifetime(file) { try body(bytes) }
+    }
+
+    /// The same input with `count` more bytes before it: those a wrapper read ahead and had not
+    /// handed out, when they are the mapping's bytes just before this input's start.
+    public func extended(backBy count: Int, matching pending: UnsafeRawBufferPointer) -> MappedInput? {
+        guard count > 0 else { return self }
+        let start = bytes.baseAddress! - count
+        guard start >= file.bytes.baseAddress!, pending.count == count,
+              memcmp(start, pending.baseAddress!, count) == 0 else { return nil }
+        return MappedInput(file: file, bytes: UnsafeRawBufferPointer(start: start, count: bytes.count + count))
+    }
+}
+
+extension ByteSource {
+    /// The default: the source cannot be mapped.
+    public func mapRemaining(maximumSize: Int) -> MappedInput? { nil }
+}
+
+/// Physical memory, for deciding what is worth keeping mapped.
+public enum SystemMemory {
+    /// Bytes of physical memory (0 when the system does not say).
+    public static let physical: Int = {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
+        return pages > 0 && size > 0 ? pages * size : 0
+    }()
+}

@@ -1,0 +1,132 @@
+@testable import FerryChangeLog
+import FerryIO
+import FerryRecords
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// A history file written for a test and removed afterwards.
+private final class HistoryFile {
+    let path: String
+
+    init(_ bytes: [UInt8]) throws {
+        path = NSTemporaryDirectory() + "ferry-mapped-\(UUID().uuidString).ndjson"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Replays the file at `path`, decoding `blockSize` bytes at a time.
+private func replayFile(_ path: String, _ configuration: Replayer.Configuration = .init(decodingThreads: 2),
+                        blockSize: Int = 4 << 20) throws -> Replayer {
+    let replayer = Replayer(configuration: configuration)
+    replayer.blockSize = blockSize
+    try replayer.apply(try InputFile(path: path))
+    try replayer.finish()
+    return replayer
+}
+
+/// Whether any record of the state still points at JSON in a mapped history.
+private func pointsIntoMapping(_ state: ReplayState) -> Bool {
+    state.storage.zones.contains { zone in zone.table.allBlobs.contains { $0.pointsAtJSON } }
+}
+
+@Suite("Histories read in place (mapped)")
+struct MappedHistoryTests {
+    /// A generated history with what line cutting must get right: a byte order mark, CRLF line
+    /// ends, blank lines, and a last line without its newline.
+    private static let history: [UInt8] = {
+        let generated = HistoryGenerator.generate(seed: 31, configuration: .init(batches: 5, changesPerBatch: 4))
+        var text = Array("\u{FEFF}".utf8) + generated.ferryLines
+        text += Array(("\r\n   \n" + saved("crlf") + "\r\n\n" + saved("last", tag: "t9")).utf8)
+        return text
+    }()
+
+    @Test("A mapped history gives the state a read one gives, cut into blocks of every size")
+    func everyBlockSize() throws {
+        let file = try HistoryFile(Self.history)
+        let expected = try contents(replay(Self.history, .init(decodingThreads: 0)).state)
+        #expect(expected.count > 10)
+        let sizes = Array(1...96) + Array(stride(from: 97, through: Self.history.count + 1, by: 389)) + [Self.history.count]
+        for size in sizes {
+            let replayer = try replayFile(file.path, blockSize: size)
+            #expect(try contents(replayer.state) == expected, "block size \(size)")
+            #expect(replayer.state.storage.mappings.count == 1, "block size \(size)")
+        }
+        // The records' JSON was not copied: the state points into the file's mapping.
+        #expect(pointsIntoMapping(try replayFile(file.path).state))
+    }
+
+    @Test("Read on the calling thread, a history is copied, not mapped")
+    func notMapped() throws {
+        let file = try HistoryFile(Self.history)
+        let sequential = try replayFile(file.path, .init(decodingThreads: 0))
+        #expect(sequential.state.storage.mappings.isEmpty)
+        #expect(!pointsIntoMapping(sequential.state))
+        #expect(try contents(sequential.state) == contents(replayFile(file.path).state))
+    }
+
+    @Test("The state outlives its replayer and the file's name; copies of it hold their own JSON")
+    func stateOutlivesReplayer() throws {
+        let expected = try contents(replay(Self.history, .init(decodingThreads: 0)).state)
+        var state: ReplayState
+        do {
+            let file = try HistoryFile(Self.history)
+            state = try replayFile(file.path).state
+        } // the replayer and the file's name are gone; the mapping stays with the state
+        #expect(try contents(state) == expected)
+        var copy = state
+        try copy.apply(ReplayTokens(), source: "test") // a change: the copy gets storage of its own
+        #expect(!pointsIntoMapping(copy))
+        #expect(copy.storage.mappings.isEmpty)
+        state = ReplayState()
+        #expect(try contents(copy) == expected)
+    }
+
+    @Test("A line over the limit is reported at the same line, mapped or read, at every block size")
+    func longLine() throws {
+        let lines = [saved("a"), saved("b"), saved("c", fields: #"{"t":{"value":"\#(String(repeating: "x", count: 300))","type":"STRING"}}"#),
+                     saved("d")]
+        let bytes = Array(lines.joined(separator: "\n").utf8)
+        let file = try HistoryFile(bytes)
+        var configuration = Replayer.Configuration(decodingThreads: 2)
+        configuration.reader.maximumLineBytes = 256
+        for size in [1, 7, 100, 255, 256, 257, 400, 1 << 20] {
+            let runs: [() throws -> Replayer] = [{ try replayFile(file.path, configuration, blockSize: size) },
+                                                 { try replay(bytes, configuration) }]
+            for run in runs {
+                let error = try #require(throws: ChangeLogError.self) { try run() }
+                #expect(error.code == .tooLarge, "block size \(size)")
+                #expect(error.line == 3, "block size \(size)")
+            }
+        }
+    }
+
+    @Test("A bad line in a mapped history names its file, line and column, as a read one does")
+    func badLine() throws {
+        let bytes = Array((saved("a") + "\n" + saved("b") + "\n{\"event\":\"recordSaved\",\"record\":{\"recordName\":12}}\n").utf8)
+        let file = try HistoryFile(bytes)
+        let mapped = try #require(throws: ChangeLogError.self) { try replayFile(file.path, blockSize: 64) }
+        let read = try #require(throws: ChangeLogError.self) { try replay(bytes, .init(decodingThreads: 0), name: file.path) }
+        #expect(mapped.line == 3)
+        #expect(mapped.description == read.description)
+    }
+
+    @Test("Pretty-printed responses in a mapped file are read whole, as from memory")
+    func prettyPrinted() throws {
+        let pretty = """
+        {
+          "records" : [
+            { "recordName" : "a", "recordType" : "Item", "zoneID" : \(chats) }
+          ],
+          "syncToken" : "P1"
+        }
+        """
+        let file = try HistoryFile(Array(pretty.utf8))
+        let replayer = try replayFile(file.path)
+        #expect(replayer.state.recordCount == 1)
+        #expect(replayer.tokens.zones.first?.syncToken == "P1")
+        #expect(replayer.state.storage.mappings.isEmpty)
+    }
+}
