@@ -1,4 +1,3 @@
-import CFerrySystem
 import FerryIO
 import FerryNDJSON
 import FerryRecords
@@ -206,30 +205,11 @@ public struct ReplayState {
         return result
     }
 
-    /// How many records ahead writing loads a record's JSON (its header twice as far).
-    private static let prefetchDistance = 8
-
     /// Writes every live record through `writer`, in `order`, then finishes it (for files: the
     /// atomic rename). An `NDJSONWriter` gets the records' JSON as held, without re-encoding.
     public func write(to writer: any RecordWriter, order: OutputOrder = .byName) throws {
         if let ndjson = writer as? NDJSONWriter {
-            for i in sortedZones() {
-                try orderedBlobs(storage.zones[i], order).withUnsafeBufferPointer { blobs in
-                    // Records lie all over memory (or the mapped history) in name order: load
-                    // each one's header, then its JSON, ahead of the copy.
-                    let n = blobs.count
-                    for k in 0..<n {
-                        if k + 2 * Self.prefetchDistance < n { CFerrySystem_prefetch(blobs[k + 2 * Self.prefetchDistance].raw) }
-                        if k + Self.prefetchDistance < n {
-                            let json = blobs[k + Self.prefetchDistance].json
-                            CFerrySystem_prefetch(json.baseAddress!)
-                            CFerrySystem_prefetch(json.baseAddress! + min(64, json.count))
-                            CFerrySystem_prefetch(json.baseAddress! + min(128, json.count))
-                        }
-                        try ndjson.write(encodedRecord: blobs[k].json)
-                    }
-                }
-            }
+            try RecordGather.write(sortedZones().map { orderedBlobs(storage.zones[$0], order) }, to: ndjson)
         } else {
             try forEachRecord(order: order) { try writer.write($0) }
         }

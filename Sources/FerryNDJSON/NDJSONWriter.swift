@@ -38,6 +38,15 @@ public final class NDJSONWriter: RecordWriter {
         if output.count >= flushThreshold { try flush() }
     }
 
+    /// Writes lines of compact records (each ended by a newline), `records` of them, byte for
+    /// byte: for callers that gather records already encoded.
+    package func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
+        try flush()
+        try sink.write(bytes)
+        bytesWritten += bytes.count
+        recordCount += records
+    }
+
     /// Hands everything buffered to the sink (without committing it), so others may write to
     /// the sink next.
     public func flush() throws {

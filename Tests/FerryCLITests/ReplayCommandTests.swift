@@ -139,6 +139,17 @@ struct ReplayCommandTests {
         }
     }
 
+    @Test("An empty history, as a file or on standard input, gives an empty state")
+    func emptyHistory() throws {
+        let dir = scratchDirectory()
+        write([], to: dir + "/empty.ndjson")
+        #expect(Ferry.execute(["replay", dir + "/empty.ndjson", "--out", dir + "/state.ndjson", "--quiet"]) == 0)
+        #expect(FileManager.default.contents(atPath: dir + "/state.ndjson") == Data())
+        let (code, _, _) = try runBinary(["replay", "-", "--out", dir + "/piped.ndjson", "--quiet"], stdin: "")
+        #expect(code == 0)
+        #expect(FileManager.default.contents(atPath: dir + "/piped.ndjson") == Data())
+    }
+
     @Test("An archive state carries the zone tokens in its manifest and serves as a base")
     func archives() throws {
         let dir = setUp()

@@ -113,6 +113,17 @@ struct MappedHistoryTests {
         #expect(mapped.description == read.description)
     }
 
+    @Test("An empty history, from memory or a file, replays to an empty state in every decoding mode")
+    func emptyHistory() throws {
+        let file = try HistoryFile([])
+        let blank = try HistoryFile(Array("\n \n".utf8))
+        for threads in decodingModes {
+            #expect(try replay([], .init(decodingThreads: threads)).state.recordCount == 0)
+            #expect(try replayFile(file.path, .init(decodingThreads: threads)).state.recordCount == 0)
+            #expect(try replayFile(blank.path, .init(decodingThreads: threads)).state.recordCount == 0)
+        }
+    }
+
     @Test("Pretty-printed responses in a mapped file are read whole, as from memory")
     func prettyPrinted() throws {
         let pretty = """

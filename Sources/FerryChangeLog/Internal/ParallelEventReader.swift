@@ -127,7 +127,7 @@ final class ParallelEventReader: RawEventSource {
     }
 
     /// Cuts the input into blocks of whole lines and hands them to the workers, on its own thread
-    /// once started, at most `maximumInFlight` blocks ahead of the reader.
+    /// once started, at most two blocks per worker ahead of the reader (eight when the input is mapped).
     ///
     /// `@unchecked Sendable`: the source, carry-over and block state are used by one thread at a
     /// time (the caller before ``start()``, the cutting thread after); the queue of cut blocks and
@@ -159,7 +159,9 @@ final class ParallelEventReader: RawEventSource {
             // Start at 0 and signal: a semaphore created with a count must get it back before it
             // goes (libdispatch traps otherwise), and a cancelled read may not give slots back.
             slots = DispatchSemaphore(value: 0)
-            for _ in 0..<(2 * workers.count) { slots.signal() }
+            // Blocks of a mapped input cost only their events: more of them in flight keep the
+            // workers busy while the reader dwells on a slow block.
+            for _ in 0..<((mapped == nil ? 2 : 8) * workers.count) { slots.signal() }
         }
 
         var bytesRead: Int { lock.withLock { readCount } }
@@ -383,6 +385,7 @@ final class ParallelEventReader: RawEventSource {
                 isStarted = true
                 try startReading()
                 if let fallback { return try fallback.nextRaw() }
+                if isEnded { return nil } // an empty input: no cutting was started
             }
             guard let job = cutter.next() else {
                 isEnded = true
