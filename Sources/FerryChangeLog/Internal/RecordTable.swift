@@ -53,6 +53,13 @@ final class RecordTable {
         CFerrySystem_prefetch(slots + (hash & mask))
     }
 
+    /// Starts loading the record in the slot a name with `hash` is looked up in first (after
+    /// ``prefetch(hash:)`` had that slot loaded), for a lookup soon.
+    @inline(__always)
+    func prefetchRecord(hash: Int) {
+        if let raw = slots[hash & mask].blob { CFerrySystem_prefetch(raw + 24) }
+    }
+
     /// The record named `name`.
     func find(_ name: UnsafeRawBufferPointer, hash: Int) -> RecordBlob? {
         let (i, found) = slot(for: name, hash: hash)

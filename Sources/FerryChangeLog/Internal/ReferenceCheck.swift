@@ -1,3 +1,4 @@
+import CFerrySystem
 import FerryRecords
 
 /// The check of a final state's parents and references: each must name a live record.
@@ -21,23 +22,53 @@ final class ReferenceCheck: @unchecked Sendable {
         for i in zoneOrder {
             let zone = storage.zones[i]
             let table = zone.table
-            for blob in table.sortedBlobs {
-                var fields: [String?]?
-                var position = 0
-                blob.forEachReference { reference in
-                    defer { position += 1 }
-                    var target = table
-                    if let other = reference.zone {
-                        guard let index = storage.zoneIndex[ZoneKey(other.zoneID)] else {
-                            found(reference, position: position, zone: zone, blob: blob, fields: &fields, scanner: &scanner)
-                            return
-                        }
-                        target = storage.zones[index].table
-                    }
-                    if target.find(reference.name, hash: RecordBlob.hash(of: reference.name)) == nil {
-                        found(reference, position: position, zone: zone, blob: blob, fields: &fields, scanner: &scanner)
-                    }
+            table.sortedBlobs.withUnsafeBufferPointer { blobs in
+                for k in blobs.indices {
+                    prefetch(blobs, k, table)
+                    check(blobs[k], zone: zone, table: table, scanner: &scanner)
                 }
+            }
+        }
+    }
+
+    /// How far ahead the check loads what it needs: a record three stages ahead (its header and
+    /// references, then the table slots its references name, then the records in those slots).
+    private static let stage = 6
+
+    /// Loads ahead for record `k`'s successors: lookups are bound by memory latency.
+    @inline(__always)
+    private func prefetch(_ blobs: UnsafeBufferPointer<RecordBlob>, _ k: Int, _ table: RecordTable) {
+        let n = blobs.count
+        if k + 3 * Self.stage < n { CFerrySystem_prefetch(blobs[k + 3 * Self.stage].raw + 32) }
+        if k + 2 * Self.stage < n {
+            blobs[k + 2 * Self.stage].forEachReference { reference in
+                if reference.zone == nil { table.prefetch(hash: RecordBlob.hash(of: reference.name)) }
+            }
+        }
+        if k + Self.stage < n {
+            blobs[k + Self.stage].forEachReference { reference in
+                if reference.zone == nil { table.prefetchRecord(hash: RecordBlob.hash(of: reference.name)) }
+            }
+        }
+    }
+
+    /// Checks the references of one record.
+    @inline(__always)
+    private func check(_ blob: RecordBlob, zone: ZoneState, table: RecordTable, scanner: inout RecordScanner) {
+        var fields: [String?]?
+        var position = 0
+        blob.forEachReference { reference in
+            defer { position += 1 }
+            var target = table
+            if let other = reference.zone {
+                guard let index = storage.zoneIndex[ZoneKey(other.zoneID)] else {
+                    found(reference, position: position, zone: zone, blob: blob, fields: &fields, scanner: &scanner)
+                    return
+                }
+                target = storage.zones[index].table
+            }
+            if target.find(reference.name, hash: RecordBlob.hash(of: reference.name)) == nil {
+                found(reference, position: position, zone: zone, blob: blob, fields: &fields, scanner: &scanner)
             }
         }
     }
