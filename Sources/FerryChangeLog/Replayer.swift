@@ -164,6 +164,12 @@ public final class Replayer {
     /// Applies one history source (decompressed): Ferry change-log lines or saved CloudKit change
     /// responses. Does nothing once the `until` checkpoint was reached.
     ///
+    /// A source that can be mapped (``ByteSource/mapRemaining(maximumSize:)``: a regular file) is
+    /// read in place when decoding on worker threads, up to ``maximumMappedSize`` bytes of history
+    /// per replayer: saved records keep their JSON in the mapping, which the state keeps alive.
+    /// The file must not be truncated while the state lives (reading past its new end raises
+    /// `SIGBUS`; the `ferry` command reports it and exits 1).
+    ///
     /// - Throws: ``ChangeLogError`` naming the source, line and column of bad input; what the
     ///   source or ``onApply`` throws.
     public func apply(_ source: ByteSource) throws {

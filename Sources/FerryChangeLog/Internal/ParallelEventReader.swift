@@ -336,7 +336,6 @@ final class ParallelEventReader: RawEventSource {
     /// How far ahead ``upcoming`` looks: enough events to cover a memory access's latency.
     static let lookahead = 8
 
-    /// A reader of `source` decoding on `threads` workers.
     /// The mapping events' JSON lies in, once reading started from it: their blobs may keep
     /// pointing at it as long as the mapping is kept.
     var textMapping: MappedFile? { isStarted && fallback == nil ? cutter.mapped?.file : nil }
