@@ -300,14 +300,29 @@ struct ReplayCommandTests {
         #expect(diffCode == 0 && diffOut.contains("Exit codes"))
     }
 
-    @Test("A killed replay leaves no file under the output name, and running it again succeeds", arguments: [SIGTERM, SIGKILL])
-    func killed(killSignal: Int32) throws {
-        let dir = scratchDirectory()
-        // A large history: one generated history many times over (replaying it again changes nothing).
-        let small = HistoryGenerator.generate(seed: 502, configuration: .init(batches: 120, changesPerBatch: 20, keepsSnapshots: false))
+    /// A large history in `dir/big.ndjson`: one generated history many times over (replaying it
+    /// again changes nothing).
+    private static func bigHistory(seed: UInt64, in dir: String) -> (small: HistoryGenerator.History, big: [UInt8]) {
+        let small = HistoryGenerator.generate(seed: seed, configuration: .init(batches: 120, changesPerBatch: 20, keepsSnapshots: false))
         var big: [UInt8] = []
         for _ in 0..<60 { big += small.ferryLines }
         write(big, to: dir + "/big.ndjson")
+        return (small, big)
+    }
+
+    /// Waits (up to 20 s) until `process` has created its temporary `state.ndjson` in `dir`, or ended.
+    private static func waitForTemporaryOutput(in dir: String, of process: Process) {
+        var waited = 0
+        while !files(in: dir).contains(where: { $0.hasPrefix(".state.ndjson.ferry-") }) && waited < 2000 && process.isRunning {
+            usleep(10_000)
+            waited += 1
+        }
+    }
+
+    @Test("A killed replay leaves no file under the output name, and running it again succeeds", arguments: [SIGTERM, SIGKILL])
+    func killed(killSignal: Int32) throws {
+        let dir = scratchDirectory()
+        let (small, big) = Self.bigHistory(seed: 502, in: dir)
         // The history comes through a pipe: half of it is written, so the replay is under way
         // and waits for the rest when it is killed, however fast it runs.
         let process = Process()
@@ -319,11 +334,7 @@ struct ReplayCommandTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         input.fileHandleForWriting.write(Data(big[..<(big.count / 2)]))
-        var waited = 0
-        while !files(in: dir).contains(where: { $0.hasPrefix(".state.ndjson.ferry-") }) && waited < 2000 && process.isRunning {
-            usleep(10_000)
-            waited += 1
-        }
+        Self.waitForTemporaryOutput(in: dir, of: process)
         usleep(200_000)
         #expect(process.isRunning, "the replay ended before it could be killed: make the history larger")
         kill(process.processIdentifier, killSignal)
@@ -342,21 +353,14 @@ struct ReplayCommandTests {
     @Test("A history file truncated while it is read in place ends the replay with exit 1 and a message, leaving nothing")
     func truncatedWhileMapped() throws {
         let dir = scratchDirectory()
-        let small = HistoryGenerator.generate(seed: 503, configuration: .init(batches: 120, changesPerBatch: 20, keepsSnapshots: false))
-        var big: [UInt8] = []
-        for _ in 0..<60 { big += small.ferryLines }
-        write(big, to: dir + "/big.ndjson")
+        _ = Self.bigHistory(seed: 503, in: dir)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try ferryBinary())
         process.arguments = ["replay", dir + "/big.ndjson", "--out", dir + "/state.ndjson"]
         let error = Pipe()
         process.standardError = error
         try process.run()
-        var waited = 0
-        while !files(in: dir).contains(where: { $0.hasPrefix(".state.ndjson.ferry-") }) && waited < 2000 && process.isRunning {
-            usleep(5_000)
-            waited += 1
-        }
+        Self.waitForTemporaryOutput(in: dir, of: process)
         usleep(100_000)
         #expect(process.isRunning, "the replay ended before the file could be truncated: make the history larger")
         #expect(truncate(dir + "/big.ndjson", 0) == 0)
