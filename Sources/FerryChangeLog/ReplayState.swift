@@ -19,8 +19,9 @@ final class ReplayStorage {
     var zoneIndex: [ZoneKey: Int] = [:]
     var database: ChangeEvent.Checkpoint?
     var lastCheckpoint: ChangeEvent.Checkpoint?
-    /// Mapped histories whose bytes records' JSON points into (``BlobAllocator/copy(_:keepingJSON:)``);
-    /// a copy of the storage copies the JSON and needs none.
+    /// Mapped histories whose bytes records' JSON points into (``BlobAllocator/copy(_:keepingJSON:)``).
+    /// A copy of the storage copies its records' JSON, and keeps the mappings too: saves still
+    /// pending in a replayer's batch may point into them.
     var mappings: [MappedFile] = []
     /// The bytes of ``mappings``.
     var mappedBytes: Int { mappings.reduce(0) { $0 + $1.bytes.count } }
@@ -45,6 +46,7 @@ final class ReplayStorage {
             return copied
         }
         copy.zoneIndex = zoneIndex
+        copy.mappings = mappings
         copy.database = database
         copy.lastCheckpoint = lastCheckpoint
         return copy

@@ -145,8 +145,10 @@ public final class Replayer {
         state.makeUnique()
         storage = state.storage
         if ObjectIdentifier(storage) != before {
-            // A copy: its tables are new objects.
+            // A copy: its tables are new objects. Saves pending in a batch were made by the old
+            // storage's allocator, which goes with the copy handed out: copy them into this one.
             tablesByNumber = zoneIndices.map { $0 >= 0 ? storage.zones[$0].table : nil }
+            batch = batch.map { (storage.allocator.copy($0.blob, keepingJSON: true), $0.zoneID, $0.position) }
         }
     }
 
@@ -167,8 +169,8 @@ public final class Replayer {
     /// A source that can be mapped (``ByteSource/mapRemaining(maximumSize:)``: a regular file) is
     /// read in place when decoding on worker threads, up to ``maximumMappedSize`` bytes of history
     /// per replayer: saved records keep their JSON in the mapping, which the state keeps alive.
-    /// The file must not be truncated while the state lives (reading past its new end raises
-    /// `SIGBUS`; the `ferry` command reports it and exits 1).
+    /// The file must not be modified in place while the state lives (rewritten bytes show through;
+    /// reading past a truncated end raises `SIGBUS`, which the `ferry` command reports, exiting 1).
     ///
     /// - Throws: ``ChangeLogError`` naming the source, line and column of bad input; what the
     ///   source or ``onApply`` throws.

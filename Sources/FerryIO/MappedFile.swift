@@ -12,9 +12,9 @@ import Darwin
 /// history holds it) use a mapping instead of copying: the bytes stay in the page cache, shared
 /// and reclaimable, rather than in fresh memory of the process.
 ///
-/// The file must not be truncated while it is mapped: reading a page past the new end raises
-/// `SIGBUS`. Files replaced by renaming (as every Ferry output is) are safe; the mapping keeps
-/// the old contents.
+/// The file must not be modified in place while it is mapped: rewritten bytes show through the
+/// mapping, and reading a page past a truncated end raises `SIGBUS`. Files replaced by renaming
+/// (as every Ferry output is) are safe; the mapping keeps the old contents.
 ///
 /// `@unchecked Sendable`: the mapping is read-only and lives as long as the object.
 public final class MappedFile: @unchecked Sendable {

@@ -9,8 +9,10 @@ import Darwin
 /// The temporary files this process has open, removed if the process is interrupted
 /// (SIGINT, SIGTERM, SIGHUP, SIGPIPE) so that an interrupted run leaves nothing behind.
 ///
-/// SIGBUS — raised when a file read in place (``MappedFile``) is truncated under the process —
-/// removes them too, then ends the process with a message and exit code 1, as a data error.
+/// On Linux, SIGBUS — raised when a file read in place (``MappedFile``) is truncated under the
+/// process, or a page of it cannot be read — removes them too, then ends the process with a
+/// message and exit code 1, as a data error. (Elsewhere SIGBUS also means a protection fault,
+/// so it is left alone.)
 ///
 /// A process killed with SIGKILL cannot clean up; its temporary file keeps a `.ferry-` name
 /// beside the target and never takes the target's name.
@@ -43,13 +45,16 @@ public final class TemporaryFiles: @unchecked Sendable {
             _ = Glibc_signal(signal)
             sigaddset(&handled, signal)
         }
+        _ = shared // created now, not first inside a handler
+        #if os(Linux)
         signal(SIGBUS) { _ in
             TemporaryFiles.shared.removeAllForSignal()
-            let message: StaticString = "ferry: error: an input file read in place was truncated while Ferry read it; nothing was written\n"
+            let message: StaticString = "ferry: error: an input file read in place was truncated or rewritten while Ferry read it; its temporary outputs were removed\n"
             _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
             _exit(1)
         }
         sigaddset(&handled, SIGBUS)
+        #endif
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         return true
     }()

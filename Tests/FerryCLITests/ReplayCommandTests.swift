@@ -350,6 +350,7 @@ struct ReplayCommandTests {
         #expect(files(in: dir).filter { !$0.hasPrefix(".") } == ["big.ndjson", "state.ndjson", "state.ndjson.tokens.json"])
     }
 
+    #if os(Linux) // elsewhere SIGBUS is left to its default action
     @Test("A history file truncated while it is read in place ends the replay with exit 1 and a message, leaving nothing")
     func truncatedWhileMapped() throws {
         let dir = scratchDirectory()
@@ -368,9 +369,10 @@ struct ReplayCommandTests {
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 1)
-        #expect(message.contains("was truncated while Ferry read it"))
+        #expect(message.contains("was truncated or rewritten while Ferry read it"))
         #expect(files(in: dir) == ["big.ndjson"]) // neither the state nor a temporary file
     }
+    #endif
 }
 
 extension Replayer {

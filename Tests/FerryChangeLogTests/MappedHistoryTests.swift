@@ -79,9 +79,23 @@ struct MappedHistoryTests {
         var copy = state
         try copy.apply(ReplayTokens(), source: "test") // a change: the copy gets storage of its own
         #expect(!pointsIntoMapping(copy))
-        #expect(copy.storage.mappings.isEmpty)
         state = ReplayState()
         #expect(try contents(copy) == expected)
+    }
+
+    @Test("With --order, saves pending in a batch survive a copy of the state taken and dropped between two sources")
+    func pendingBatchAcrossCopy() throws {
+        // The first source ends inside a batch (saves after its last checkpoint).
+        let first = try HistoryFile(Array(([saved("a"), checkpoint("T1"), saved("b"), saved("c", parent: "b")].joined(separator: "\n")).utf8))
+        let replayer = Replayer(configuration: .init(ordersBatches: true, decodingThreads: 2))
+        try replayer.apply(try InputFile(path: first.path))
+        do {
+            let copy = replayer.state // shares the storage: the next change copies it
+            try replayer.apply(MemorySource(Array((saved("d") + "\n").utf8)))
+            _ = copy
+        } // the copy, with the storage that made the pending saves, is gone
+        try replayer.finish()
+        #expect(try contents(replayer.state) == contents(replay([saved("a"), saved("b"), saved("c", parent: "b"), saved("d")].joined(separator: "\n")).state))
     }
 
     @Test("A line over the limit is reported at the same line, mapped or read, at every block size")
