@@ -58,8 +58,9 @@ final class ReplayStorage {
 /// Records are held as compact JSON — as the history gave them, whitespace removed — with their
 /// name, change tag, modification time and references beside them, so memory is proportional to
 /// the live records, not to the history. Records replayed from a mapped history file keep their
-/// JSON in the mapping, which the state keeps (see ``Replayer/apply(_:)``). Records and zones are identified by the bytes of their
-/// names (`"é"` and `"e\u{301}"` are two records), zones by name and owner.
+/// JSON in the mapping, which the state keeps (see ``Replayer/apply(_:)``). Records and zones are
+/// identified by the bytes of their names (`"é"` and `"e\u{301}"` are two records), zones by
+/// name and owner.
 ///
 /// Output order is stable: zones by name then owner, records by name, both in byte order; or,
 /// with ``OutputOrder/dependencies``, parents and referenced records before the records that

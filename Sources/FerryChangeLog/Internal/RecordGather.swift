@@ -12,7 +12,8 @@ import FerryRecords
 /// gathers every other chunk into one of two buffers while the calling thread gathers the others
 /// and writes all of them in order.
 enum RecordGather {
-    /// Records per chunk (about 700 KB of output for records of 700 bytes: the writing thread's cache keeps it until the kernel copies it).
+    /// Records per chunk: about 700 KB of output for records of 700 bytes, which the writing
+    /// thread's cache keeps until the kernel copies it.
     static let chunkRecords = 1024
     /// How many records ahead gathering loads a record's JSON (its header twice as far).
     private static let prefetchDistance = 8
@@ -41,12 +42,14 @@ enum RecordGather {
             stride(from: 0, to: lists[i].count, by: chunkRecords).map { Chunk(list: i, range: $0..<min(lists[i].count, $0 + chunkRecords)) }
         }
         var own = JSONOutput(capacity: 1 << 20)
+        /// Gathers and writes a chunk on this thread.
+        func writeHere(_ chunk: Chunk) throws {
+            own.removeAll()
+            gather(lists[chunk.list], chunk.range, into: &own)
+            try writer.write(encodedLines: own.bytes, records: chunk.range.count)
+        }
         guard chunks.count >= 4 && Processors.available > 1 else {
-            for chunk in chunks {
-                own.removeAll()
-                gather(lists[chunk.list], chunk.range, into: &own)
-                try writer.write(encodedLines: own.bytes, records: chunk.range.count)
-            }
+            for chunk in chunks { try writeHere(chunk) }
             return
         }
         let shared = Lists(lists)
@@ -72,9 +75,7 @@ enum RecordGather {
         }
         for k in chunks.indices {
             if k % 2 == 0 {
-                own.removeAll()
-                gather(lists[chunks[k].list], chunks[k].range, into: &own)
-                try writer.write(encodedLines: own.bytes, records: chunks[k].range.count)
+                try writeHere(chunks[k])
             } else {
                 let buffer = buffers[(k / 2) % 2]
                 buffer.ready.wait()
