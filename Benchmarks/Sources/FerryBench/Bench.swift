@@ -59,12 +59,63 @@ import Darwin
         return m
     }
 
-    /// Prints and keeps how many times faster `a` is than `b` (ratio of median times).
+    /// One command of an interleaved comparison (``interleave(_:_:)``).
+    struct Entry {
+        var tool: String
+        var command: [String]
+        var shell = false
+        /// Input bytes per run (for MB/s).
+        var bytes: Int
+        var units = 0
+        /// Files deleted before each run but the first, untimed (the last run's are kept).
+        var removing: [String] = []
+    }
+
+    /// Runs every entry once per round, RUNS rounds, and records each tool's samples like
+    /// ``measure(_:_:bytes:units:_:shell:removing:)``. Round `r` starts with entry `r mod n`
+    /// (A B C, B C A, …), so that neither a drift of the machine's load nor the order within a
+    /// round favours one tool; ``ratio(_:_:over:)`` then also compares the tools round by round.
+    /// A failed run drops that tool (and says so).
+    static func interleave(_ task: String, _ entries: [Entry]) {
+        var samples = Array(repeating: [Runner.Result](), count: entries.count)
+        var rounds = Array(repeating: [Int](), count: entries.count)
+        var failed = Set<Int>()
+        for round in 0..<runs {
+            for step in entries.indices {
+                let index = (round + step) % entries.count
+                guard !failed.contains(index) else { continue }
+                let entry = entries[index]
+                if round > 0 { for path in entry.removing { unlink(path) } }
+                let result = entry.shell ? Runner.run(["/bin/sh", "-c", entry.command.joined(separator: " ")]) : Runner.run(entry.command)
+                if result.status != 0 {
+                    print("  \(entry.tool): exit \(result.status) — not counted")
+                    failed.insert(index)
+                } else {
+                    samples[index].append(result)
+                    rounds[index].append(round)
+                }
+            }
+        }
+        for (index, entry) in entries.enumerated() where !failed.contains(index) && !samples[index].isEmpty {
+            let m = Measurement(task: task, tool: entry.tool, bytes: entry.bytes, units: entry.units,
+                                samples: samples[index], rounds: rounds[index])
+            results.append(m)
+            print(m.line)
+        }
+    }
+
+    /// Prints and keeps how many times faster `a` is than `b` (ratio of median times) and, when
+    /// both ran interleaved, the median and range of the ratios within each round.
     static func ratio(_ task: String, _ a: String, over b: String) {
         guard let x = results.first(where: { $0.task == task && $0.tool == a }),
               let y = results.first(where: { $0.task == task && $0.tool == b }) else { return }
-        let line = "ratio [\(task)]: \(a) is \(format(y.medianSeconds / x.medianSeconds, 2))× as fast as \(b) "
+        var line = "ratio [\(task)]: \(a) is \(format(y.medianSeconds / x.medianSeconds, 2))× as fast as \(b) "
             + "(\(format(x.medianSeconds, 2)) s vs \(format(y.medianSeconds, 2)) s; peak RSS \(format(x.peakRSSMiB, 0)) vs \(format(y.peakRSSMiB, 0)) MiB)"
+        let paired = x.pairedRatios(over: y)
+        if !paired.isEmpty {
+            let sorted = paired.sorted()
+            line += "; round by round \(format(sorted[sorted.count / 2], 2))× median, \(format(sorted.first!, 2))–\(format(sorted.last!, 2))× over \(sorted.count) rounds"
+        }
         ratios.append(line)
         print("  " + line)
     }

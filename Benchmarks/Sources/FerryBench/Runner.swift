@@ -45,10 +45,20 @@ struct Measurement {
     /// Records or events processed per run (0 when not counted).
     var units: Int = 0
     var samples: [Runner.Result]
+    /// The round of each sample when the tools ran interleaved (``Bench/interleave(_:_:)``).
+    var rounds: [Int] = []
 
     var medianSeconds: Double {
         let sorted = samples.map(\.seconds).sorted()
         return sorted[sorted.count / 2]
+    }
+
+    /// `other`'s time over this one's, for each round both ran in.
+    func pairedRatios(over other: Measurement) -> [Double] {
+        guard !rounds.isEmpty, !other.rounds.isEmpty else { return [] }
+        var theirs: [Int: Double] = [:]
+        for (round, sample) in zip(other.rounds, other.samples) { theirs[round] = sample.seconds }
+        return zip(rounds, samples).compactMap { round, sample in theirs[round].map { $0 / sample.seconds } }
     }
 
     var peakRSSMiB: Double { Double(samples.map(\.peakRSSKiB).max() ?? 0) / 1024 }

@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// gzip level 6 on 2 threads against `pigz -6 -p 2` (and `gzip -6` for the size), and
-/// decompression against `gzip -d` and `pigz -d`, on the 1M-record file.
+/// decompression against `gzip -d` and `pigz -d`, on the 1M-record file; runs interleaved
+/// (``Bench/interleave(_:_:)``).
 ///
 /// Every tool writes the same way, to standard output redirected by the shell (`> out`, which
 /// truncates the previous run's file), so the ratio compares compression and nothing else. Ferry's
@@ -19,17 +20,23 @@ import Darwin
     let out = Bench.data + "/c.gz"
     print("\n== gzip level 6, \(size / 1_000_000) MB")
     Bench.warm(input)
+    let outputs = ["ferry gzip -6 (2 threads)": out, "ferry gzip -6 (2 threads), atomic file output": out + ".atomic",
+                   "pigz -6 -p 2": out + ".pigz", "gzip -6": out + ".gzip"]
+    Bench.interleave("compress", [
+        .init(tool: "ferry gzip -6 (2 threads)", command: ["'\(gzipTool)' -c -6 -p 2 '\(input)' - > '\(out)'"], shell: true,
+              bytes: size, units: 1_000_000),
+        .init(tool: "ferry gzip -6 (2 threads), atomic file output", command: [gzipTool, "-c", "-6", "-p", "2", input, out + ".atomic"],
+              bytes: size, units: 1_000_000),
+        .init(tool: "pigz -6 -p 2", command: ["pigz -6 -p 2 -c '\(input)' > '\(out).pigz'"], shell: true, bytes: size, units: 1_000_000),
+        .init(tool: "gzip -6", command: ["gzip -6 -c '\(input)' > '\(out).gzip'"], shell: true, bytes: size, units: 1_000_000),
+    ])
     var sizes: [String: Int] = [:]
-    func run(_ tool: String, _ command: [String], shell: Bool = false) {
-        if Bench.measure("compress", tool, bytes: size, units: 1_000_000, command, shell: shell) != nil {
-            sizes[tool] = fileSize(out)
-        }
+    for (tool, path) in outputs where Bench.results.contains(where: { $0.task == "compress" && $0.tool == tool }) {
+        sizes[tool] = fileSize(path)
+        unlink(path)
     }
-    run("ferry gzip -6 (2 threads)", ["'\(gzipTool)' -c -6 -p 2 '\(input)' - > '\(out)'"], shell: true)
-    run("ferry gzip -6 (2 threads), atomic file output", [gzipTool, "-c", "-6", "-p", "2", input, out])
-    run("pigz -6 -p 2", ["pigz -6 -p 2 -c '\(input)' > '\(out)'"], shell: true)
-    run("gzip -6", ["gzip -6 -c '\(input)' > '\(out)'"], shell: true)
-    run("ferry convert → .ndjson.gz (parse, serialize, compress)", [Bench.ferry, "convert", input, out + ".ndjson.gz", "--quiet"])
+    Bench.measure("compress", "ferry convert → .ndjson.gz (parse, serialize, compress)", bytes: size, units: 1_000_000,
+                  [Bench.ferry, "convert", input, out + ".ndjson.gz", "--quiet"])
     unlink(out + ".ndjson.gz")
     for (tool, bytes) in sizes.sorted(by: { $0.key < $1.key }) where !tool.hasPrefix("ferry convert") {
         print("  output of \(tool): \(bytes) bytes (\(format(Double(bytes) * 100 / Double(size), 2))% of the input)")
@@ -43,7 +50,6 @@ import Darwin
     Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "pigz -6 -p 2")
     Bench.ratio("compress", "ferry gzip -6 (2 threads), atomic file output", over: "pigz -6 -p 2")
     Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "gzip -6")
-    unlink(out)
 }
 
 @MainActor func decompressTask() {
@@ -57,10 +63,12 @@ import Darwin
     let out = Bench.data + "/d.ndjson"
     print("\n== gzip decompression, \(size / 1_000_000) MB out")
     Bench.warm(compressed)
-    Bench.measure("decompress", "ferry gunzip", bytes: size, units: 1_000_000,
-                  ["'\(Bench.helper("ferry-gzip"))' -d '\(compressed)' - > '\(out)'"], shell: true)
-    Bench.measure("decompress", "gzip -d", bytes: size, units: 1_000_000, ["gzip -dc '\(compressed)' > '\(out)'"], shell: true)
-    Bench.measure("decompress", "pigz -d", bytes: size, units: 1_000_000, ["pigz -dc '\(compressed)' > '\(out)'"], shell: true)
+    Bench.interleave("decompress", [
+        .init(tool: "ferry gunzip", command: ["'\(Bench.helper("ferry-gzip"))' -d '\(compressed)' - > '\(out)'"], shell: true,
+              bytes: size, units: 1_000_000),
+        .init(tool: "gzip -d", command: ["gzip -dc '\(compressed)' > '\(out)'"], shell: true, bytes: size, units: 1_000_000),
+        .init(tool: "pigz -d", command: ["pigz -dc '\(compressed)' > '\(out)'"], shell: true, bytes: size, units: 1_000_000),
+    ])
     unlink(out)
     Bench.ratio("decompress", "ferry gunzip", over: "gzip -d")
     Bench.ratio("decompress", "ferry gunzip", over: "pigz -d")

@@ -6,7 +6,8 @@ import Darwin
 
 /// Replay of the shared 2M-event change history to its final state, against duckdb
 /// (`arg_max … GROUP BY recordName`, the SQL of `../shared/bench/run_peers.sh task_replay`) and the
-/// Python orjson loop, then `--tokens-only`; and untimed checks that the states agree.
+/// Python orjson loop, interleaved run by run (``Bench/interleave(_:_:)``), then `--tokens-only`;
+/// and untimed checks that the states agree.
 ///
 /// The shared history (`gen_records.py --changes`: `{"token", "op", "recordName", …, "record"}`)
 /// is converted to Ferry's change-log format first, untimed, by the hidden
@@ -31,15 +32,17 @@ import Darwin
     print("\n== replay \(events) events to the final state: Ferry's log \(logSize / 1_000_000) MB, the peers' history \(historySize / 1_000_000) MB")
     Bench.warm(history, log)
     for path in [ferryOut, ferryOut + ".tokens.json", duckOut, orjsonOut] { unlink(path) }
-    Bench.measure("replay", "ferry replay", bytes: logSize, units: events,
-                  [Bench.ferry, "replay", log, "--out", ferryOut, "--quiet"], removing: [ferryOut, ferryOut + ".tokens.json"])
-    Bench.measure("replay", "duckdb arg_max GROUP BY (2 threads)", bytes: historySize, units: events, ["python3", duck,
-        "COPY (SELECT rec FROM (SELECT arg_max(op, token) AS op, arg_max(record, token) AS rec FROM read_json('\(history)', "
-        + "format = 'newline_delimited', columns = {token: 'BIGINT', op: 'VARCHAR', recordName: 'VARCHAR', record: 'JSON'}) "
-        + "GROUP BY recordName) WHERE op <> 'delete') TO '\(duckOut)' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')"],
-        removing: [duckOut])
-    Bench.measure("replay", "python orjson dict", bytes: historySize, units: events,
-                  ["python3", Bench.shared + "/peers/replay_orjson.py", history, orjsonOut], removing: [orjsonOut])
+    Bench.interleave("replay", [
+        .init(tool: "ferry replay", command: [Bench.ferry, "replay", log, "--out", ferryOut, "--quiet"], bytes: logSize,
+              units: events, removing: [ferryOut, ferryOut + ".tokens.json"]),
+        .init(tool: "duckdb arg_max GROUP BY (2 threads)", command: ["python3", duck,
+            "COPY (SELECT rec FROM (SELECT arg_max(op, token) AS op, arg_max(record, token) AS rec FROM read_json('\(history)', "
+            + "format = 'newline_delimited', columns = {token: 'BIGINT', op: 'VARCHAR', recordName: 'VARCHAR', record: 'JSON'}) "
+            + "GROUP BY recordName) WHERE op <> 'delete') TO '\(duckOut)' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')"],
+              bytes: historySize, units: events, removing: [duckOut]),
+        .init(tool: "python orjson dict", command: ["python3", Bench.shared + "/peers/replay_orjson.py", history, orjsonOut],
+              bytes: historySize, units: events, removing: [orjsonOut]),
+    ])
     Bench.measure("replay-tokens", "ferry replay --tokens-only", bytes: logSize, units: events,
                   ["\(Bench.ferry) replay '\(log)' --tokens-only > /dev/null"], shell: true)
     Bench.ratio("replay", "ferry replay", over: "duckdb arg_max GROUP BY (2 threads)")

@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// NDJSON parse → model → serialize on one core, against the orjson loop and jq.
+/// NDJSON parse → model → serialize on one core, against the orjson loop and jq, runs interleaved
+/// (``Bench/interleave(_:_:)``).
 ///
 /// The peers write by truncating the previous run's file (`open(…, "wb")`, `> out`); Ferry is timed
 /// the same way (`ferry convert IN - > out`) and, on its own line, with its atomic file output
@@ -16,13 +17,15 @@ import Darwin
     let out = Bench.data + "/out.ndjson"
     print("\n== parse + serialize, \(size / 1_000_000) MB, 1M records, one core (taskset -c 0)")
     Bench.warm(input)
-    Bench.measure("roundtrip", "ferry convert", bytes: size, units: 1_000_000,
-                  ["taskset -c 0 '\(Bench.ferry)' convert '\(input)' - --quiet > '\(out)'"], shell: true)
-    Bench.measure("roundtrip", "ferry convert, atomic file output", bytes: size, units: 1_000_000,
-                  ["taskset", "-c", "0", Bench.ferry, "convert", input, out, "--quiet"])
-    Bench.measure("roundtrip", "python orjson loop", bytes: size, units: 1_000_000,
-                  ["taskset", "-c", "0", "python3", Bench.shared + "/peers/roundtrip_orjson.py", input, out])
-    Bench.measure("roundtrip", "jq -c .", bytes: size, units: 1_000_000, ["taskset -c 0 jq -c . '\(input)' > '\(out)'"], shell: true)
+    Bench.interleave("roundtrip", [
+        .init(tool: "ferry convert", command: ["taskset -c 0 '\(Bench.ferry)' convert '\(input)' - --quiet > '\(out)'"], shell: true,
+              bytes: size, units: 1_000_000),
+        .init(tool: "ferry convert, atomic file output", command: ["taskset", "-c", "0", Bench.ferry, "convert", input, out, "--quiet"],
+              bytes: size, units: 1_000_000),
+        .init(tool: "python orjson loop", command: ["taskset", "-c", "0", "python3", Bench.shared + "/peers/roundtrip_orjson.py", input, out],
+              bytes: size, units: 1_000_000),
+        .init(tool: "jq -c .", command: ["taskset -c 0 jq -c . '\(input)' > '\(out)'"], shell: true, bytes: size, units: 1_000_000),
+    ])
     unlink(out)
     Bench.ratio("roundtrip", "ferry convert", over: "python orjson loop")
     Bench.ratio("roundtrip", "ferry convert, atomic file output", over: "python orjson loop")
