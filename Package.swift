@@ -51,7 +51,7 @@ let package = Package(
         // Streaming NDJSON (and CKWS response documents) readers and writers.
         .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO"]),
         // gzip streams, parallel deflate, archives.
-        .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib"]),
+        .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib", "CFerrySystem"]),
         // NSPredicate format strings: parse, print, compile, validate for CloudKit.
         .target(name: "FerryPredicate", dependencies: ["FerryRecords"]),
         // XML import and export over libxml2 (streaming, secure).

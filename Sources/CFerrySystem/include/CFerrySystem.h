@@ -1,6 +1,6 @@
 // What Swift cannot reach directly, wrapped in plain C as swift-nio's CNIOLinux does: the CPU
-// affinity mask (glibc hides it behind _GNU_SOURCE) and the compiler's prefetch hint. Nothing else
-// lives here.
+// affinity mask (glibc hides it behind _GNU_SOURCE), the compiler's prefetch hint, and CRC-32 by
+// carry-less multiplication (x86-64 intrinsics). Nothing else lives here.
 #ifndef C_FERRY_SYSTEM_H
 #define C_FERRY_SYSTEM_H
 
@@ -13,5 +13,14 @@ int CFerrySystem_allowedCPUCount(void);
 static inline void CFerrySystem_prefetch(const void *address) {
     __builtin_prefetch(address, 0, 3);
 }
+
+/// Whether ``CFerrySystem_crc32Fold`` runs on this processor: x86-64 with PCLMULQDQ and SSE4.1.
+int CFerrySystem_hasCRC32Fold(void);
+
+/// The CRC-32 of gzip and zlib (`crc32_z`: polynomial 0xEDB88320, bit-reflected) continued from
+/// `crc` over the `length` bytes at `bytes`, folded 64 bytes at a time with carry-less
+/// multiplication (Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ").
+/// `length` must be a multiple of 16 and at least 64, and ``CFerrySystem_hasCRC32Fold`` true.
+unsigned int CFerrySystem_crc32Fold(unsigned int crc, const void *bytes, unsigned long length);
 
 #endif

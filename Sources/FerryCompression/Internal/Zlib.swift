@@ -3,12 +3,31 @@
 // Each z_stream lives on the heap (a stable address across calls, as zlib requires) and is owned
 // by exactly one final class whose deinit calls deflateEnd/inflateEnd once. Every return code is
 // checked here and turned into a ``CompressionError``.
+import CFerrySystem
 import CZlib
 
-/// Checksums from zlib.
+/// Checksums from zlib (CRC-32 folded by carry-less multiplication where the processor allows).
 enum Zlib {
-    /// The CRC-32 of `bytes` continuing from `crc` (`crc32_z`).
+    /// Whether ``crc32(_:_:)`` folds with carry-less multiplication here (x86-64 with PCLMULQDQ).
+    static let foldsCRC = CFerrySystem_hasCRC32Fold() != 0
+
+    /// The CRC-32 of `bytes` continuing from `crc`, as `crc32_z` computes it: by carry-less
+    /// multiplication where the processor has it (four to five times zlib's speed), the last
+    /// bytes and short inputs by zlib.
     static func crc32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
+        var crc = crc
+        var start = 0
+        if bytes.count >= 64 && foldsCRC {
+            start = bytes.count & ~15
+            crc = CFerrySystem_crc32Fold(crc, base, UInt(start))
+            if start == bytes.count { return crc }
+        }
+        return zlibCRC32(crc, UnsafeRawBufferPointer(rebasing: bytes[start...]))
+    }
+
+    /// The CRC-32 of `bytes` continuing from `crc`, by zlib alone (`crc32_z`).
+    static func zlibCRC32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
         let result = CZlib.crc32_z(
             UInt(crc), base.assumingMemoryBound(to: Bytef.self), z_size_t(bytes.count)
