@@ -19,7 +19,8 @@ struct Replay: ParsableCommand {
         records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
         Memory is proportional to the live state, not to the history; a history file (not \
         compressed, up to a quarter of memory) is read in place, its records' JSON left in the page \
-        cache: do not truncate or rewrite it while the replay runs.
+        cache: do not truncate or rewrite it while the replay runs (Ferry notices and fails \
+        without output; appending to it, or replacing it by renaming, is safe).
 
         STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz). \
         Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json. \

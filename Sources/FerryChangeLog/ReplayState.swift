@@ -217,6 +217,8 @@ public struct ReplayState {
         } else {
             try forEachRecord(order: order) { try writer.write($0) }
         }
+        // The records' JSON was read from the mapped histories up to here.
+        for mapping in storage.mappings { try mapping.checkUnchanged() }
         try writer.finish()
     }
 

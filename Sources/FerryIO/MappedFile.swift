@@ -14,7 +14,8 @@ import Darwin
 ///
 /// The file must not be modified in place while it is mapped: rewritten bytes show through the
 /// mapping, and reading a page past a truncated end raises `SIGBUS`. Files replaced by renaming
-/// (as every Ferry output is) are safe; the mapping keeps the old contents.
+/// (as every Ferry output is) are safe; the mapping keeps the old contents. Readers call
+/// ``checkUnchanged()`` before they commit what they made from the bytes.
 ///
 /// `@unchecked Sendable`: the mapping is read-only and lives as long as the object.
 public final class MappedFile: @unchecked Sendable {
@@ -22,9 +23,14 @@ public final class MappedFile: @unchecked Sendable {
     public let name: String
     /// The mapped bytes, the whole file: valid only while this object lives.
     public let bytes: UnsafeRawBufferPointer
+    /// Where the file is looked up again (`/dev/fd/0` for standard input), and what it was.
+    private let path: String
+    private let identity: Syscall.FileIdentity
 
-    private init(name: String, bytes: UnsafeRawBufferPointer) {
+    private init(name: String, path: String, identity: Syscall.FileIdentity, bytes: UnsafeRawBufferPointer) {
         self.name = name
+        self.path = path
+        self.identity = identity
         self.bytes = bytes
     }
 
@@ -35,13 +41,27 @@ public final class MappedFile: @unchecked Sendable {
     /// Maps the regular file open on `fd` (the descriptor may be closed afterwards); `nil` when it
     /// is not a regular file, is empty, is larger than `maximumSize`, or cannot be mapped.
     static func map(_ fd: Int32, name: String, maximumSize: Int) -> MappedFile? {
-        guard let size = Syscall.fileSize(fd), size > 0, size <= maximumSize else { return nil }
+        guard let size = Syscall.fileSize(fd), size > 0, size <= maximumSize,
+              let identity = Syscall.identity(fd), identity.size == size else { return nil }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0),
               base != UnsafeMutableRawPointer(bitPattern: -1) else { return nil } // MAP_FAILED
         #if os(Linux)
         _ = madvise(base, size, MADV_WILLNEED)
         #endif
-        return MappedFile(name: name, bytes: UnsafeRawBufferPointer(start: base, count: size))
+        let path = fd == 0 ? "/dev/fd/0" : name
+        return MappedFile(name: name, path: path, identity: identity, bytes: UnsafeRawBufferPointer(start: base, count: size))
+    }
+
+    /// Throws when the file was modified in place since it was mapped — the same file, now
+    /// shorter, or as long with another modification time — since what was read from the mapping
+    /// may then mix old and new bytes. A file that grew was appended to (as logs are), which leaves
+    /// the mapped bytes as they were; a file replaced (renamed over) or removed is fine too: the
+    /// mapping keeps the contents it had.
+    public func checkUnchanged() throws(FerryIOError) {
+        guard let now = Syscall.identity(path: path), now.device == identity.device, now.inode == identity.inode,
+              now.size <= identity.size, now != identity else { return }
+        throw FerryIOError(.read, path: name, detail: "the file was modified in place while Ferry read it "
+                           + "(\(now.size < identity.size ? "it is shorter" : "its modification time changed")); nothing made from it was kept")
     }
 }
 

@@ -1,5 +1,6 @@
 @testable import FerryChangeLog
 import FerryIO
+import FerryNDJSON
 import FerryRecords
 import FerryTestSupport
 import Foundation
@@ -96,6 +97,56 @@ struct MappedHistoryTests {
         } // the copy, with the storage that made the pending saves, is gone
         try replayer.finish()
         #expect(try contents(replayer.state) == contents(replay([saved("a"), saved("b"), saved("c", parent: "b"), saved("d")].joined(separator: "\n")).state))
+    }
+
+    @Test("A history modified in place after it was mapped fails the state's write, which leaves no output",
+          arguments: ["rewritten", "touched"])
+    func modifiedInPlace(how: String) throws {
+        let file = try HistoryFile(Self.history)
+        let replayer = try replayFile(file.path)
+        #expect(replayer.state.storage.mappings.count == 1)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file.path))
+        switch how {
+        case "rewritten": // the same size, other bytes, and a later modification time
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: Data(Self.history.map { $0 == UInt8(ascii: "7") ? UInt8(ascii: "8") : $0 }))
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: file.path)
+        default:
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: file.path)
+        }
+        try handle.close()
+        let out = file.path + ".state.ndjson"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        #expect {
+            try replayer.state.write(to: NDJSONWriter(sink: try OutputFile(path: out)))
+        } throws: { error in
+            "\(error)".contains("was modified in place while Ferry read it")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("A history appended to, replaced by renaming, or removed after it was mapped still writes the state it held")
+    func appendedOrReplaced() throws {
+        let file = try HistoryFile(Self.history)
+        let expected = try contents(replay(Self.history, .init(decodingThreads: 0)).state)
+        let replayer = try replayFile(file.path)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(("\n" + saved("appended")).utf8))
+        try handle.close()
+        #expect(try contents(replayer.state) == expected)
+        try replayer.state.write(to: NDJSONWriter(sink: try OutputFile(path: file.path + ".appended.ndjson")))
+        #expect(FileManager.default.fileExists(atPath: file.path + ".appended.ndjson"))
+        try FileManager.default.removeItem(atPath: file.path + ".appended.ndjson")
+        let other = try HistoryFile(Array("{\"event\":\"checkpoint\",\"syncToken\":\"x\"}\n".utf8))
+        #expect(rename(other.path, file.path) == 0)
+        #expect(try contents(replayer.state) == expected)
+        let out = file.path + ".state.ndjson"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try replayer.state.write(to: NDJSONWriter(sink: try OutputFile(path: out)))
+        #expect(FileManager.default.fileExists(atPath: out))
+        try FileManager.default.removeItem(atPath: file.path)
+        try replayer.state.write(to: NDJSONWriter(sink: try OutputFile(path: out)))
     }
 
     @Test("A line over the limit is reported at the same line, mapped or read, at every block size")
