@@ -41,7 +41,8 @@ let package = Package(
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
 
-        // What Swift cannot reach directly (the CPU affinity mask, prefetch hints), in plain C.
+        // What Swift cannot reach directly (the CPU affinity mask, prefetch hints, carry-less
+        // multiplication for CRC-32), in plain C.
         .target(name: "CFerrySystem"),
 
         // Byte sources and sinks, files, atomic output, processors available.

@@ -33,7 +33,12 @@ int CFerrySystem_hasCRC32Fold(void) {
 
 // Four 128-bit lanes folded forward by 512 bits per step, then into one lane, then 128 → 64 bits,
 // then Barrett reduction to 32. The constants are the bit-reflected x^k mod P(x) of the paper
-// (k1..k5) and P(x)'s Barrett pair, as in zlib-ng and Chromium's zlib.
+// (k1..k5) and P(x)'s Barrett pair. The steps follow Chromium's zlib (crc32_simd.c,
+// crc32_sse42_simd_), which carries this notice:
+//
+//   Copyright 2017 The Chromium Authors. All rights reserved.
+//   Use of this source code is governed by a BSD-style license that can be
+//   found in the Chromium source repository LICENSE file.
 __attribute__((target("pclmul,sse4.1")))
 unsigned int CFerrySystem_crc32Fold(unsigned int crc, const void *bytes, unsigned long length) {
     const unsigned char *p = (const unsigned char *)bytes;

@@ -19,8 +19,8 @@ struct Replay: ParsableCommand {
         records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
         Memory is proportional to the live state, not to the history; a history file (not \
         compressed, up to a quarter of memory) is read in place, its records' JSON left in the page \
-        cache: do not truncate or rewrite it while the replay runs (Ferry notices and fails \
-        without output; appending to it, or replacing it by renaming, is safe).
+        cache: do not truncate or rewrite it while the replay runs (Ferry notices, best effort, \
+        and fails without writing STATE; appending to it, or replacing it by renaming, is safe).
 
         STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz). \
         Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json. \
@@ -221,8 +221,9 @@ struct Replay: ParsableCommand {
         let tokensFile = try OutputFile(path: sidecar)
         do {
             try tokensFile.write(tokens.json())
-            if FileSystem.exists(sidecar) { try FileSystem.remove(sidecar) }
-            try state.write(to: output.writer, order: stateOrder)
+            try state.write(to: output.writer, order: stateOrder) {
+                if FileSystem.exists(sidecar) { try FileSystem.remove(sidecar) }
+            }
             try tokensFile.commit()
         } catch {
             tokensFile.abandon()

@@ -211,7 +211,12 @@ public struct ReplayState {
 
     /// Writes every live record through `writer`, in `order`, then finishes it (for files: the
     /// atomic rename). An `NDJSONWriter` gets the records' JSON as held, without re-encoding.
-    public func write(to writer: any RecordWriter, order: OutputOrder = .byName) throws {
+    ///
+    /// Before finishing, each history the state was read from in place is checked for changes
+    /// made in place since (``MappedFile/checkUnchanged()``): a changed one throws, and nothing is
+    /// finished. `beforeFinishing` runs after that check, just before the writer is finished.
+    public func write(to writer: any RecordWriter, order: OutputOrder = .byName,
+                      beforeFinishing: () throws -> Void = {}) throws {
         if let ndjson = writer as? NDJSONWriter {
             try RecordGather.write(sortedZones().map { orderedBlobs(storage.zones[$0], order) }, to: ndjson)
         } else {
@@ -219,19 +224,27 @@ public struct ReplayState {
         }
         // The records' JSON was read from the mapped histories up to here.
         for mapping in storage.mappings { try mapping.checkUnchanged() }
+        try beforeFinishing()
         try writer.finish()
     }
 
     /// Writes the state as NDJSON to `path` and its tokens to `<path>.tokens.json`, each through a
-    /// temporary file renamed into place. An old tokens file is removed before the state is
-    /// renamed, so a run interrupted in between leaves no tokens that describe another state.
+    /// temporary file renamed into place. An old tokens file is removed just before the state is
+    /// renamed, so a run interrupted in between leaves no tokens that describe another state, and
+    /// a run that fails before leaves the old state and its tokens as they were.
     public func write(toPath path: String, order: OutputOrder = .byName) throws {
         let sidecar = ReplayTokens.sidecarPath(for: path)
         let tokensFile = try OutputFile(path: sidecar)
-        try tokensFile.write(tokens.json())
-        if FileSystem.exists(sidecar) { try FileSystem.remove(sidecar) }
-        try write(to: NDJSONWriter(sink: try OutputFile(path: path)), order: order)
-        try tokensFile.commit()
+        do {
+            try tokensFile.write(tokens.json())
+            try write(to: NDJSONWriter(sink: try OutputFile(path: path)), order: order) {
+                if FileSystem.exists(sidecar) { try FileSystem.remove(sidecar) }
+            }
+            try tokensFile.commit()
+        } catch {
+            tokensFile.abandon()
+            throw error
+        }
     }
 
     /// Decodes a record held as compact JSON.

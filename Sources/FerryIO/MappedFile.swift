@@ -26,12 +26,20 @@ public final class MappedFile: @unchecked Sendable {
     /// Where the file is looked up again (`/dev/fd/0` for standard input), and what it was.
     private let path: String
     private let identity: Syscall.FileIdentity
+    /// The file's first and last bytes (up to ``edgeSize`` each) when it was mapped: a file that
+    /// grew still has them if it was only appended to.
+    private let head: [UInt8]
+    private let tail: [UInt8]
+    private static let edgeSize = 4096
 
     private init(name: String, path: String, identity: Syscall.FileIdentity, bytes: UnsafeRawBufferPointer) {
         self.name = name
         self.path = path
         self.identity = identity
         self.bytes = bytes
+        let edge = min(Self.edgeSize, bytes.count)
+        head = Array(bytes[..<edge])
+        tail = Array(bytes[(bytes.count - edge)...])
     }
 
     deinit {
@@ -52,16 +60,45 @@ public final class MappedFile: @unchecked Sendable {
         return MappedFile(name: name, path: path, identity: identity, bytes: UnsafeRawBufferPointer(start: base, count: size))
     }
 
-    /// Throws when the file was modified in place since it was mapped — the same file, now
-    /// shorter, or as long with another modification time — since what was read from the mapping
-    /// may then mix old and new bytes. A file that grew was appended to (as logs are), which leaves
-    /// the mapped bytes as they were; a file replaced (renamed over) or removed is fine too: the
-    /// mapping keeps the contents it had.
-    public func checkUnchanged() throws(FerryIOError) {
+    /// Throws when the file was modified in place since it was mapped, since what was read from
+    /// the mapping may then mix old and new bytes: the same file (device and inode) now shorter,
+    /// as long with another modification time, or longer without its first and last 4 KiB as
+    /// they were (rewritten, as `cp` over it does). A file that grew keeping those was appended
+    /// to, as logs are, which leaves the mapped bytes as they were; a file replaced (renamed over)
+    /// or removed is fine too: the mapping keeps the contents it had. Best effort: a rewrite of
+    /// the same length within the file system's timestamp resolution, or one that keeps both
+    /// ends, goes unseen.
+    package func checkUnchanged() throws(FerryIOError) {
         guard let now = Syscall.identity(path: path), now.device == identity.device, now.inode == identity.inode,
-              now.size <= identity.size, now != identity else { return }
-        throw FerryIOError(.read, path: name, detail: "the file was modified in place while Ferry read it "
-                           + "(\(now.size < identity.size ? "it is shorter" : "its modification time changed")); nothing made from it was kept")
+              now != identity else { return }
+        let found: String
+        if now.size < identity.size {
+            found = "it is \(now.size) bytes, was \(identity.size)"
+        } else if now.size == identity.size {
+            found = "its modification time changed from \(identity.modifiedSeconds).\(identity.modifiedNanoseconds) "
+                + "to \(now.modifiedSeconds).\(now.modifiedNanoseconds) s"
+        } else if let ends = readEnds(), ends.head == head, ends.tail == tail {
+            return // appended to
+        } else {
+            found = "it is \(now.size) bytes, was \(identity.size), and its first or last 4 KiB as mapped changed"
+        }
+        throw FerryIOError(.read, path: name, detail: "the file was modified in place while Ferry read it (\(found)); "
+                           + "nothing made from it was kept")
+    }
+
+    /// The bytes now at the places ``head`` and ``tail`` were read from, read from the file
+    /// (not through the mapping); `nil` when it cannot be read.
+    private func readEnds() -> (head: [UInt8], tail: [UInt8])? {
+        let fd = Syscall.open(path, flags: O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = Syscall.close(fd) }
+        func read(_ count: Int, at offset: Int) -> [UInt8]? {
+            var result = [UInt8](repeating: 0, count: count)
+            let n = result.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return n == count ? result : nil
+        }
+        guard let first = read(head.count, at: 0), let last = read(tail.count, at: bytes.count - tail.count) else { return nil }
+        return (first, last)
     }
 }
 

@@ -100,7 +100,7 @@ struct MappedHistoryTests {
     }
 
     @Test("A history modified in place after it was mapped fails the state's write, which leaves no output",
-          arguments: ["rewritten", "touched"])
+          arguments: ["rewritten", "rewritten longer", "touched"])
     func modifiedInPlace(how: String) throws {
         let file = try HistoryFile(Self.history)
         let replayer = try replayFile(file.path)
@@ -111,6 +111,10 @@ struct MappedHistoryTests {
             try handle.seek(toOffset: 0)
             try handle.write(contentsOf: Data(Self.history.map { $0 == UInt8(ascii: "7") ? UInt8(ascii: "8") : $0 }))
             try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: file.path)
+        case "rewritten longer": // as `cp` of a longer file over it does: other bytes, then more
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: Data(Self.history.map { $0 == UInt8(ascii: "7") ? UInt8(ascii: "8") : $0 }))
+            try handle.write(contentsOf: Data(("\n" + saved("more")).utf8))
         default:
             try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: file.path)
         }
@@ -123,6 +127,27 @@ struct MappedHistoryTests {
             "\(error)".contains("was modified in place while Ferry read it")
         }
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("A failed check leaves an earlier state and its tokens file as they were")
+    func failedCheckKeepsEarlierState() throws {
+        let file = try HistoryFile(Self.history)
+        let out = file.path + ".state.ndjson"
+        let sidecar = ReplayTokens.sidecarPath(for: out)
+        defer {
+            try? FileManager.default.removeItem(atPath: out)
+            try? FileManager.default.removeItem(atPath: sidecar)
+        }
+        try replayFile(file.path).state.write(toPath: out)
+        let earlier = try Data(contentsOf: URL(fileURLWithPath: out))
+        let earlierTokens = try Data(contentsOf: URL(fileURLWithPath: sidecar))
+        let replayer = try replayFile(file.path)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(7)], ofItemAtPath: file.path)
+        #expect(throws: FerryIOError.self) { try replayer.state.write(toPath: out) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == earlier)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sidecar)) == earlierTokens)
+        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        #expect(!left.contains { $0.hasPrefix("." + (out as NSString).lastPathComponent) }, "a temporary file was left")
     }
 
     @Test("A history appended to, replaced by renaming, or removed after it was mapped still writes the state it held")

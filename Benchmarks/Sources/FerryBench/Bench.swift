@@ -73,8 +73,9 @@ import Darwin
 
     /// Runs every entry once per round, RUNS rounds, and records each tool's samples like
     /// ``measure(_:_:bytes:units:_:shell:removing:)``. Round `r` starts with entry `r mod n`
-    /// (A B C, B C A, …), so that neither a drift of the machine's load nor the order within a
-    /// round favours one tool; ``ratio(_:_:over:)`` then also compares the tools round by round.
+    /// (A B C, B C A, …), so that a drift of the machine's load slows every tool alike and no tool
+    /// always runs first (each does equally often when RUNS is a multiple of the entries);
+    /// ``ratio(_:_:over:)`` then also compares the tools round by round.
     /// A failed run drops that tool (and says so).
     static func interleave(_ task: String, _ entries: [Entry]) {
         var samples = Array(repeating: [Runner.Result](), count: entries.count)

@@ -1,6 +1,7 @@
 // What Swift cannot reach directly, wrapped in plain C as swift-nio's CNIOLinux does: the CPU
-// affinity mask (glibc hides it behind _GNU_SOURCE), the compiler's prefetch hint, and CRC-32 by
-// carry-less multiplication (x86-64 intrinsics). Nothing else lives here.
+// affinity mask (glibc hides it behind _GNU_SOURCE), the compiler's prefetch hint, and the
+// processor's carry-less multiplication (x86-64 intrinsics, which Swift cannot call), used for
+// CRC-32. Nothing else lives here.
 #ifndef C_FERRY_SYSTEM_H
 #define C_FERRY_SYSTEM_H
 

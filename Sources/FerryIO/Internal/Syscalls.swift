@@ -128,8 +128,8 @@ enum Syscall {
         var modifiedNanoseconds: Int
 
         init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
+            device = UInt64(truncatingIfNeeded: info.st_dev)
+            inode = UInt64(truncatingIfNeeded: info.st_ino)
             size = Int(info.st_size)
             #if canImport(Darwin)
             modifiedSeconds = Int(info.st_mtimespec.tv_sec)
