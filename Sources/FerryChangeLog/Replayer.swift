@@ -170,7 +170,9 @@ public final class Replayer {
     /// read in place when decoding on worker threads, up to ``maximumMappedSize`` bytes of history
     /// per replayer: saved records keep their JSON in the mapping, which the state keeps alive.
     /// The file must not be modified in place while the state lives (rewritten bytes show through;
-    /// reading past a truncated end raises `SIGBUS`, which the `ferry` command reports, exiting 1).
+    /// reading past a truncated end raises `SIGBUS`, which the `ferry` command reports, exiting 1);
+    /// ``ReplayState/write(to:order:beforeFinishing:)`` checks each mapped file before it finishes
+    /// its writer and throws when one was modified in place.
     ///
     /// - Throws: ``ChangeLogError`` naming the source, line and column of bad input; what the
     ///   source or ``onApply`` throws.

@@ -49,8 +49,9 @@ public final class MappedFile: @unchecked Sendable {
     /// Maps the regular file open on `fd` (the descriptor may be closed afterwards); `nil` when it
     /// is not a regular file, is empty, is larger than `maximumSize`, or cannot be mapped.
     static func map(_ fd: Int32, name: String, maximumSize: Int) -> MappedFile? {
-        guard let size = Syscall.fileSize(fd), size > 0, size <= maximumSize,
-              let identity = Syscall.identity(fd), identity.size == size else { return nil }
+        guard let identity = Syscall.identity(fd), identity.isRegularFile else { return nil }
+        let size = identity.size
+        guard size > 0, size <= maximumSize else { return nil }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0),
               base != UnsafeMutableRawPointer(bitPattern: -1) else { return nil } // MAP_FAILED
         #if os(Linux)

@@ -126,8 +126,10 @@ enum Syscall {
         var size: Int
         var modifiedSeconds: Int
         var modifiedNanoseconds: Int
+        var isRegularFile: Bool
 
         init(_ info: stat) {
+            isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
             device = UInt64(truncatingIfNeeded: info.st_dev)
             inode = UInt64(truncatingIfNeeded: info.st_ino)
             size = Int(info.st_size)

@@ -31,8 +31,8 @@ import Darwin
         .init(tool: "gzip -6", command: ["gzip -6 -c '\(input)' > '\(out).gzip'"], shell: true, bytes: size, units: 1_000_000),
     ])
     var sizes: [String: Int] = [:]
-    for (tool, path) in outputs where Bench.results.contains(where: { $0.task == "compress" && $0.tool == tool }) {
-        sizes[tool] = fileSize(path)
+    for (tool, path) in outputs {
+        if Bench.results.contains(where: { $0.task == "compress" && $0.tool == tool }) { sizes[tool] = fileSize(path) }
         unlink(path)
     }
     Bench.measure("compress", "ferry convert → .ndjson.gz (parse, serialize, compress)", bytes: size, units: 1_000_000,
