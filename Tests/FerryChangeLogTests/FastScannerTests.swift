@@ -167,3 +167,40 @@ struct DecoderSharingTests {
         }
     }
 }
+
+@Suite("Zones of saved records")
+struct SavedRecordZoneTests {
+    /// Zone `i` of 70 (more than a scanner caches): 35 names under two owners, spelled with its
+    /// keys in either order (the same zone, other bytes).
+    static func zone(_ i: Int, swapped: Bool) -> (id: ZoneID, json: String) {
+        let name = "Z\(i % 35)", owner = "_o\(i / 35)"
+        let json = swapped ? #"{"ownerRecordName":"\#(owner)","zoneName":"\#(name)"}"# : #"{"zoneName":"\#(name)","ownerRecordName":"\#(owner)"}"#
+        return (ZoneID(zoneName: name, ownerRecordName: owner), json)
+    }
+
+    @Test("Each record lands in the zone it names, past the zone cache's capacity, on every thread count")
+    func recordsLandInTheirZones() throws {
+        var lines: [String] = []
+        for k in 0..<420 {
+            let zone = Self.zone(k % 70, swapped: k % 140 >= 70)
+            lines.append(#"{"event":"recordSaved","record":{"recordName":"r\#(k)","recordType":"Item","zoneID":\#(zone.json),"fields":{"k":{"value":\#(k),"type":"INT64"}}}}"#)
+            // The same name in every zone: a record of its own in each.
+            lines.append(#"{"event":"recordSaved","record":{"recordName":"shared","recordType":"Item","zoneID":\#(zone.json),"fields":{"k":{"value":\#(k),"type":"INT64"}}}}"#)
+        }
+        for threads in [0, 2, 4] {
+            let state = try replay(lines.joined(separator: "\n"), .init(decodingThreads: threads)).state
+            #expect(state.recordCount == 420 + 70, "threads \(threads)")
+            for k in 0..<420 {
+                let zone = Self.zone(k % 70, swapped: false).id
+                let record = try state.record(named: "r\(k)", in: zone)
+                #expect(record?[field: "k"]?.int64Value == Int64(k), "r\(k) in \(zone.zoneName)/\(zone.ownerRecordName ?? "-"), threads \(threads)")
+                #expect(record?.zoneID?.zoneName == zone.zoneName && record?.zoneID?.ownerRecordName == zone.ownerRecordName)
+            }
+            for i in 0..<70 {
+                // The last save of "shared" in zone i was k = 350 + i.
+                let record = try state.record(named: "shared", in: Self.zone(i, swapped: false).id)
+                #expect(record?[field: "k"]?.int64Value == Int64(350 + i), "shared in zone \(i), threads \(threads)")
+            }
+        }
+    }
+}

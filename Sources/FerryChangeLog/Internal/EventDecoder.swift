@@ -27,6 +27,8 @@ struct EventDecoder {
     var zones = ZoneRegistry()
     /// The zones numbered last (histories touch few zones).
     private var recentZones: [(zone: ZoneID, number: Int)] = []
+    /// The number of the zone of each ``ZoneCache`` entry of ``scanner`` (`-1` not yet known).
+    private var numbersByZoneIndex: [Int] = []
     /// Skip record bodies without validating them; emit only zone events and checkpoints.
     var tokensOnly = false
     /// The zone of pages and records that name none (before any page named one).
@@ -197,6 +199,7 @@ struct EventDecoder {
         var f = FastScanner(text, at: 0, maximumDepth: maximumDepth - 8, keys: scanner.keyStack)
         var event: Range<Int>?
         var record: ScannedRecord?
+        var recordZoneIndex: Int?
         var zone: Range<Int>?
         var name: Range<Int>?
         var type: Range<Int>?
@@ -215,6 +218,7 @@ struct EventDecoder {
                     f.skipWhitespace()
                     guard let scanned = scanner.fastScan(text, at: f.position, insertingZone: defaultZone) else { throw FastScanner.Bail() }
                     record = scanned.scanned
+                    recordZoneIndex = scanner.lastZoneIndex
                     f.position = scanned.end
                 case 6 where f.equals(key, "zoneID"):
                     f.skipWhitespace()
@@ -241,7 +245,7 @@ struct EventDecoder {
             }
             if f.equals(event, "recordSaved"), let scanned = record, zone == nil, name == nil, token == nil {
                 record = nil
-                emit(scanned, zone: defaultZone ?? .default, into: out)
+                emit(scanned, zone: defaultZone ?? .default, zoneIndex: recordZoneIndex, into: out)
             } else if f.equals(event, "recordDeleted"), record == nil, token == nil, let name {
                 out.append(.recordDeleted(recordName: string(name)!, zoneID: zoneID ?? defaultZone ?? .default, recordType: string(type)))
             } else if f.equals(event, "checkpoint"), record == nil, name == nil, let token {
@@ -291,9 +295,22 @@ struct EventDecoder {
     }
 
     /// Emits a scanned record: a save, a delete, or an error entry; `zone` for records naming none.
-    private mutating func emit(_ record: ScannedRecord, zone: ZoneID, into out: EventBuffer) {
+    /// `zoneIndex` is the scanner's ``RecordScanner/lastZoneIndex`` for the record, when known.
+    private mutating func emit(_ record: ScannedRecord, zone: ZoneID, zoneIndex: Int? = nil, into out: EventBuffer) {
         switch record {
-        case .saved(let blob, let zoneID): out.append(.recordSaved(blob, zone: number(of: zoneID ?? zone)))
+        case .saved(let blob, let zoneID):
+            if let zoneIndex, zoneID != nil {
+                if zoneIndex < numbersByZoneIndex.count, numbersByZoneIndex[zoneIndex] >= 0 {
+                    out.append(.recordSaved(blob, zone: numbersByZoneIndex[zoneIndex]))
+                    return
+                }
+                let number = number(of: zoneID!)
+                while numbersByZoneIndex.count <= zoneIndex { numbersByZoneIndex.append(-1) }
+                numbersByZoneIndex[zoneIndex] = number
+                out.append(.recordSaved(blob, zone: number))
+                return
+            }
+            out.append(.recordSaved(blob, zone: number(of: zoneID ?? zone)))
         case .deleted(let name, let zoneID, let type): out.append(.recordDeleted(recordName: name, zoneID: zoneID ?? zone, recordType: type))
         case .error(let name, let zoneID, let code, let reason):
             out.append(.serverError(zoneID: zoneID ?? zone, recordName: name, code: code, reason: reason))

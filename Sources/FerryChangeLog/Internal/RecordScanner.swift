@@ -20,7 +20,10 @@ enum ScannedRecord {
 struct RecordScanner {
     /// The keys of open objects (duplicate-key checks without allocating).
     var scratch = JSONKeyScratch()
-    private var zoneCache: [(bytes: [UInt8], zone: ZoneID)] = []
+    private var zoneCache = ZoneCache()
+    /// The ``ZoneCache`` index of the zone the latest ``fastScan(_:at:insertingZone:)`` found in
+    /// its record (`nil` when the record named none, the zone is not cached, or the scan gave up).
+    private(set) var lastZoneIndex: Int?
     private var encodedReferences: [UInt8] = []
     private var zonePrefix: [UInt8] = []
     /// With ``collectsFieldNames``: the field of each reference found by the latest scan (`nil`
@@ -77,12 +80,9 @@ struct RecordScanner {
         guard s.current == UInt8(ascii: "{") else { throw s.unexpected("a zone ID object") }
         var probe = s
         try s.skipValue(scratch: &scratch)
-        let count = s.position - start
-        for entry in zoneCache where entry.bytes.count == count && memcmp(entry.bytes, text.baseAddress! + start, count) == 0 {
-            return entry.zone
-        }
+        if let index = zoneCache.index(of: text, start..<s.position) { return zoneCache.zone(at: index) }
         let zone = try probe.decodeZoneID()
-        if zoneCache.count < 64 { zoneCache.append((Array(text[start..<s.position]), zone)) }
+        _ = zoneCache.add(zone, from: text, start..<s.position)
         return zone
     }
 
@@ -104,6 +104,7 @@ struct RecordScanner {
     mutating func fastScan(_ text: UnsafeRawBufferPointer, at position: Int,
                                    insertingZone: ZoneID?) -> (scanned: ScannedRecord, end: Int)? {
         encodedReferences.removeAll(keepingCapacity: true)
+        lastZoneIndex = nil
         // The careful path counts depth from the document, which holds the record a few levels
         // down: stay well inside its limit.
         var f = FastScanner(text, at: position, maximumDepth: maximumDepth - 8, keys: keyStack)
@@ -162,14 +163,17 @@ struct RecordScanner {
         guard let name else { return nil }
         let end = f.position
         var zoneID: ZoneID?
+        var zoneIndex: Int?
         if let zone {
-            if let cached = cachedZone(text, zone) {
-                zoneID = cached
+            if let index = zoneCache.index(of: text, zone) {
+                zoneID = zoneCache.zone(at: index)
+                zoneIndex = index
             } else {
                 var s = JSONScanner(text, maximumDepth: maximumDepth)
                 s.position = zone.lowerBound
                 guard let decoded = try? readZone(&s, in: text) else { return nil }
                 zoneID = decoded
+                zoneIndex = zoneCache.index(of: text, zone) // added by readZone unless full
             }
         }
         if isDeleted {
@@ -188,16 +192,13 @@ struct RecordScanner {
                                 zonePrefix: insert == nil ? nil : prefix, in: arena, referencingJSON: referencesText)
             }
         }
+        lastZoneIndex = zoneIndex
         return (.saved(blob, zoneID: zoneID ?? insert), end)
     }
 
     /// The zone decoded earlier for the same bytes.
     func cachedZone(_ text: UnsafeRawBufferPointer, _ range: Range<Int>) -> ZoneID? {
-        let count = range.count
-        for entry in zoneCache where entry.bytes.count == count && memcmp(entry.bytes, text.baseAddress! + range.lowerBound, count) == 0 {
-            return entry.zone
-        }
-        return nil
+        zoneCache.index(of: text, range).map { zoneCache.zone(at: $0) }
     }
 
     /// `fields`, fast: checked, with the targets of `REFERENCE` and `REFERENCE_LIST` values noted.
