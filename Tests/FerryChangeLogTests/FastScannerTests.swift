@@ -178,28 +178,54 @@ struct SavedRecordZoneTests {
         return (ZoneID(zoneName: name, ownerRecordName: owner), json)
     }
 
-    @Test("Each record lands in the zone it names, past the zone cache's capacity, on every thread count")
+    static func save(_ name: String, _ value: Int, zone: String?) -> String {
+        let zoneMember = zone.map { #""zoneID":\#($0),"# } ?? ""
+        return #"{"event":"recordSaved","record":{"recordName":"\#(name)","recordType":"Item",\#(zoneMember)"fields":{"k":{"value":\#(value),"type":"INT64"}}}}"#
+    }
+
+    @Test("Each record lands in the zone it names: both spellings of a zone, zones past the cache's capacity, records naming none, deletions; on 0, 2 and 4 threads in small blocks")
     func recordsLandInTheirZones() throws {
-        var lines: [String] = []
+        // A record naming no zone comes first, so zone numbers are not the cache's indices.
+        var lines = [Self.save("first", -1, zone: nil)]
         for k in 0..<420 {
-            let zone = Self.zone(k % 70, swapped: k % 140 >= 70)
-            lines.append(#"{"event":"recordSaved","record":{"recordName":"r\#(k)","recordType":"Item","zoneID":\#(zone.json),"fields":{"k":{"value":\#(k),"type":"INT64"}}}}"#)
+            // Zone (k/2) % 70, its two spellings one after the other.
+            let zone = Self.zone((k / 2) % 70, swapped: k % 2 == 1)
+            lines.append(Self.save("r\(k)", k, zone: zone.json))
             // The same name in every zone: a record of its own in each.
-            lines.append(#"{"event":"recordSaved","record":{"recordName":"shared","recordType":"Item","zoneID":\#(zone.json),"fields":{"k":{"value":\#(k),"type":"INT64"}}}}"#)
-        }
-        for threads in [0, 2, 4] {
-            let state = try replay(lines.joined(separator: "\n"), .init(decodingThreads: threads)).state
-            #expect(state.recordCount == 420 + 70, "threads \(threads)")
-            for k in 0..<420 {
-                let zone = Self.zone(k % 70, swapped: false).id
-                let record = try state.record(named: "r\(k)", in: zone)
-                #expect(record?[field: "k"]?.int64Value == Int64(k), "r\(k) in \(zone.zoneName)/\(zone.ownerRecordName ?? "-"), threads \(threads)")
-                #expect(record?.zoneID?.zoneName == zone.zoneName && record?.zoneID?.ownerRecordName == zone.ownerRecordName)
+            lines.append(Self.save("shared", k, zone: zone.json))
+            if k % 10 == 0 { lines.append(Self.save("n\(k)", k, zone: nil)) }
+            if k % 7 == 0 {
+                let other = Self.zone((k / 2) % 70, swapped: k % 2 == 0).json
+                lines.append(#"{"event":"recordDeleted","recordName":"r\#(k)","zoneID":\#(other)}"#)
             }
-            for i in 0..<70 {
-                // The last save of "shared" in zone i was k = 350 + i.
-                let record = try state.record(named: "shared", in: Self.zone(i, swapped: false).id)
-                #expect(record?[field: "k"]?.int64Value == Int64(350 + i), "shared in zone \(i), threads \(threads)")
+        }
+        let defaultZone = ZoneID(zoneName: "Inbox")
+        for threads in [0, 2, 4] {
+            var configuration = Replayer.Configuration(decodingThreads: threads)
+            configuration.reader.defaultZone = defaultZone
+            let replayer = Replayer(configuration: configuration)
+            replayer.blockSize = 2048 // blocks of about ten events, spread over the workers
+            try replayer.apply(MemorySource(Array(lines.joined(separator: "\n").utf8), name: "history"))
+            try replayer.finish()
+            let state = replayer.state
+            #expect(state.recordCount == 1 + 360 + 70 + 42, "threads \(threads)")
+            #expect(try state.record(named: "first", in: defaultZone)?[field: "k"]?.int64Value == -1)
+            for k in 0..<420 {
+                let zone = Self.zone((k / 2) % 70, swapped: false).id
+                let record = try state.record(named: "r\(k)", in: zone)
+                if k % 7 == 0 {
+                    #expect(record == nil, "r\(k) was deleted, threads \(threads)")
+                } else {
+                    #expect(record?[field: "k"]?.int64Value == Int64(k), "r\(k) in \(zone.zoneName)/\(zone.ownerRecordName ?? "-"), threads \(threads)")
+                }
+                if k % 10 == 0 {
+                    #expect(try state.record(named: "n\(k)", in: defaultZone)?[field: "k"]?.int64Value == Int64(k), "n\(k), threads \(threads)")
+                }
+            }
+            for z in 0..<70 {
+                // The last save of "shared" in zone z is k = 2 (z + 140) + 1.
+                let record = try state.record(named: "shared", in: Self.zone(z, swapped: false).id)
+                #expect(record?[field: "k"]?.int64Value == Int64(2 * (z + 140) + 1), "shared in zone \(z), threads \(threads)")
             }
         }
     }

@@ -14,8 +14,9 @@ import Darwin
 /// blobs use `malloc`. No locks: one thread changes a state at a time.
 ///
 /// A blob records its class in its header (``RecordBlob/sizeClass``), so ``release(_:)`` knows
-/// where it came from. Once a state outgrows its first region, the next one is mapped and its
-/// pages touched on another thread ahead of need, so page faults leave the applying thread.
+/// where it came from. Once a state has used half of its first region, the next one is mapped
+/// and its pages touched on another thread ahead of need, and so on, so page faults leave the
+/// applying thread.
 ///
 /// Regions are small because every page of one prepared ahead is zeroed whether or not the state
 /// grows into it: with 64 MiB regions, a state of 150 MB had zeroed 256 MB, and the zeroing was
@@ -79,13 +80,16 @@ final class BlobAllocator {
 
     private func carve(_ size: Int) -> UnsafeMutableRawPointer {
         if size > left {
-            // The first region is mapped here; from the second on, each comes ready from the
-            // spare, which then prepares the next.
+            // The first region is mapped here and faulted in as it is used; the spare starts on
+            // the second when the first is half used (a small state never needs it), and on
+            // each next one as soon as the one before is taken.
             let region = regions.isEmpty ? SpareRegion.map(size: Self.regionSize, touching: false) : spare.take()
             regions.append(region)
             if regions.count >= 2 { spare.prepare() }
             next = region
             left = Self.regionSize
+        } else if regions.count == 1 && left >= Self.regionSize / 2 && left - size < Self.regionSize / 2 {
+            spare.prepare()
         }
         let pointer = next!
         next = pointer + size

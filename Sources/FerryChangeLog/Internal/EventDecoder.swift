@@ -23,8 +23,14 @@ struct EventDecoder {
         copy.scanner.useOwnKeyStack()
         return copy
     }
-    /// Numbers the zones of saved records.
-    var zones = ZoneRegistry()
+    /// Numbers the zones of saved records. Set before decoding; setting it forgets the numbers
+    /// taken from the registry before.
+    var zones = ZoneRegistry() {
+        didSet {
+            recentZones = []
+            numbersByZoneIndex = []
+        }
+    }
     /// The zones numbered last (histories touch few zones).
     private var recentZones: [(zone: ZoneID, number: Int)] = []
     /// The number of the zone of each ``ZoneCache`` entry of ``scanner`` (`-1` not yet known).

@@ -21,8 +21,10 @@ struct RecordScanner {
     /// The keys of open objects (duplicate-key checks without allocating).
     var scratch = JSONKeyScratch()
     private var zoneCache = ZoneCache()
-    /// The ``ZoneCache`` index of the zone the latest ``fastScan(_:at:insertingZone:)`` found in
-    /// its record (`nil` when the record named none, the zone is not cached, or the scan gave up).
+    /// The ``ZoneCache`` index of the zone named by the record the latest
+    /// ``fastScan(_:at:insertingZone:)`` read to save (`nil` for a record naming no zone, a zone
+    /// not cached, a tombstone or error entry, and when the scan gave up). It means something only
+    /// to this scanner: each copy keeps its own cache.
     private(set) var lastZoneIndex: Int?
     private var encodedReferences: [UInt8] = []
     private var zonePrefix: [UInt8] = []
@@ -75,15 +77,20 @@ struct RecordScanner {
 
     /// Reads a zone ID object, reusing the value decoded for byte-identical zone objects.
     mutating func readZone(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID {
+        try readIndexedZone(&s, in: text).zone
+    }
+
+    /// Reads a zone ID object as ``readZone(_:in:)`` does, with its index in the zone cache
+    /// (`nil` when the cache is full or the object too long to keep).
+    private mutating func readIndexedZone(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) -> (zone: ZoneID, index: Int?) {
         s.skipWhitespace()
         let start = s.position
         guard s.current == UInt8(ascii: "{") else { throw s.unexpected("a zone ID object") }
         var probe = s
         try s.skipValue(scratch: &scratch)
-        if let index = zoneCache.index(of: text, start..<s.position) { return zoneCache.zone(at: index) }
+        if let index = zoneCache.index(of: text, start..<s.position) { return (zoneCache.zone(at: index), index) }
         let zone = try probe.decodeZoneID()
-        _ = zoneCache.add(zone, from: text, start..<s.position)
-        return zone
+        return (zone, zoneCache.add(zone, from: text, start..<s.position))
     }
 
     /// Scans the record dictionary at the scanner.
@@ -171,9 +178,9 @@ struct RecordScanner {
             } else {
                 var s = JSONScanner(text, maximumDepth: maximumDepth)
                 s.position = zone.lowerBound
-                guard let decoded = try? readZone(&s, in: text) else { return nil }
-                zoneID = decoded
-                zoneIndex = zoneCache.index(of: text, zone) // added by readZone unless full
+                guard let decoded = try? readIndexedZone(&s, in: text) else { return nil }
+                zoneID = decoded.zone
+                zoneIndex = decoded.index
             }
         }
         if isDeleted {

@@ -14,7 +14,8 @@ import FerryRecords
 /// The bytes of every entry lie end to end in one array, so a lookup compares spans of it without
 /// touching (and reference counting) a buffer per entry. Entries are only ever added, so an
 /// entry's index names the same zone for the cache's lifetime: callers key their own per-zone
-/// facts (a zone's number) by it.
+/// facts (a zone's number) by it. An index means something only to the copy of the cache that
+/// gave it: copies (one per decoding thread) grow apart.
 struct ZoneCache {
     /// The most entries kept; later zones are decoded each time.
     static let capacity = 64
@@ -45,8 +46,8 @@ struct ZoneCache {
     @inline(__always)
     func zone(at index: Int) -> ZoneID { zones[index] }
 
-    /// Adds `zone`, read from `text[range]`; returns its index, or `nil` when the cache is full
-    /// or the object too long.
+    /// Adds `zone`, read from `text[range]` (bytes not in the cache: look them up first);
+    /// returns its index, or `nil` when the cache is full or the object too long.
     mutating func add(_ zone: ZoneID, from text: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
         guard zones.count < Self.capacity, range.count <= Self.maximumBytes else { return nil }
         let start = bytes.count
