@@ -65,14 +65,16 @@ public final class OutputFile: ByteSink {
         if !isFinished { abandon() }
     }
 
+    /// Writes `bytes` after everything written before. A piece of at least half the buffer's
+    /// capacity goes to the file from where it lies (after what is buffered) instead of being
+    /// copied into the buffer first.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        if buffer.count + bytes.count > bufferCapacity {
+        if bytes.count > 0 && bytes.count >= bufferCapacity / 2 {
             try flush()
-            if bytes.count >= bufferCapacity {
-                try writeThrough(bytes)
-                return
-            }
+            try writeThrough(bytes)
+            return
         }
+        if buffer.count + bytes.count > bufferCapacity { try flush() }
         buffer.append(contentsOf: bytes)
     }
 

@@ -27,6 +27,27 @@ struct OutputFileTests {
         #expect(try FileSystem.files(in: dir) == [path])
     }
 
+    @Test("Pieces of every size around the buffer's capacity and half of it come out whole and in order")
+    func piecesInOrder() throws {
+        let dir = temporaryDirectory()
+        let path = dir + "/out.bin"
+        let capacity = 64
+        let file = try OutputFile(path: path, bufferCapacity: capacity)
+        var expected: [UInt8] = []
+        var generator = SystemRandomNumberGenerator()
+        // Sizes 0...2×capacity+1, twice over in a shuffled order, then each after a small piece.
+        var sizes = Array(0...(2 * capacity + 1)) + Array(0...(2 * capacity + 1))
+        sizes.shuffle(using: &generator)
+        for size in (0...(2 * capacity + 1)) { sizes += [3, size] }
+        for (k, size) in sizes.enumerated() {
+            let piece = (0..<size).map { UInt8(truncatingIfNeeded: $0 &+ k &* 31) }
+            try file.write(piece)
+            expected += piece
+        }
+        try file.commit()
+        #expect(try InputFile(path: path).readAll() == expected)
+    }
+
     @Test("An abandoned output leaves neither the target nor a temporary file, and keeps an old target")
     func abandon() throws {
         let dir = temporaryDirectory()
