@@ -1,6 +1,12 @@
+import CFerrySystem
+
 /// Sorts blobs by record name (byte order) fast: a radix sort on the first eight bytes of each
 /// name, then the rare runs that share those bytes by full comparison.
 enum NameSort {
+    /// How many blobs ahead reading the names loads a blob's first cache line (its header and
+    /// the start of its name): the blobs lie all over memory.
+    private static let prefetchDistance = 16
+
     private struct Entry {
         var key: UInt64
         var blob: RecordBlob
@@ -9,7 +15,14 @@ enum NameSort {
     static func sorted(_ blobs: [RecordBlob]) -> [RecordBlob] {
         let n = blobs.count
         guard n > 1 else { return blobs }
-        var entries = blobs.map { Entry(key: prefix($0.name), blob: $0) }
+        var entries: [Entry] = []
+        entries.reserveCapacity(n)
+        blobs.withUnsafeBufferPointer { blobs in
+            for i in 0..<n {
+                if i + prefetchDistance < n { CFerrySystem_prefetch(blobs[i + prefetchDistance].raw) }
+                entries.append(Entry(key: prefix(blobs[i].name), blob: blobs[i]))
+            }
+        }
         var scratch = entries
         // LSD radix sort, 16 bits at a time (4 passes), skipping passes where all digits agree.
         var counts = [Int](repeating: 0, count: 1 << 16)
