@@ -165,6 +165,9 @@ public struct JSONOutput: ~Copyable {
     /// Non-ASCII text is written as UTF-8, unescaped.
     @inlinable
     public mutating func appendString(_ string: String) {
+        // Contiguous UTF-8 (native and small strings) is read in place, without the copy (and
+        // the retain and release) that `withUTF8` needs to get a mutable string.
+        if string.utf8.withContiguousStorageIfAvailable({ appendString(utf8: $0) }) != nil { return }
         var string = string
         string.withUTF8 { appendString(utf8: $0) }
     }
