@@ -305,18 +305,13 @@ struct EventDecoder {
     private mutating func emit(_ record: ScannedRecord, zone: ZoneID, zoneIndex: Int? = nil, into out: EventBuffer) {
         switch record {
         case .saved(let blob, let zoneID):
-            if let zoneIndex, zoneID != nil {
-                if zoneIndex < numbersByZoneIndex.count, numbersByZoneIndex[zoneIndex] >= 0 {
-                    out.append(.recordSaved(blob, zone: numbersByZoneIndex[zoneIndex]))
-                    return
-                }
-                let number = number(of: zoneID!)
-                while numbersByZoneIndex.count <= zoneIndex { numbersByZoneIndex.append(-1) }
-                numbersByZoneIndex[zoneIndex] = number
-                out.append(.recordSaved(blob, zone: number))
+            guard let zoneIndex, let zoneID else {
+                out.append(.recordSaved(blob, zone: number(of: zoneID ?? zone)))
                 return
             }
-            out.append(.recordSaved(blob, zone: number(of: zoneID ?? zone)))
+            while numbersByZoneIndex.count <= zoneIndex { numbersByZoneIndex.append(-1) }
+            if numbersByZoneIndex[zoneIndex] < 0 { numbersByZoneIndex[zoneIndex] = number(of: zoneID) }
+            out.append(.recordSaved(blob, zone: numbersByZoneIndex[zoneIndex]))
         case .deleted(let name, let zoneID, let type): out.append(.recordDeleted(recordName: name, zoneID: zoneID ?? zone, recordType: type))
         case .error(let name, let zoneID, let code, let reason):
             out.append(.serverError(zoneID: zoneID ?? zone, recordName: name, code: code, reason: reason))
