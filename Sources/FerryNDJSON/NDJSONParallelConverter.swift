@@ -156,12 +156,8 @@ public final class NDJSONParallelConverter {
 
         while !stopped {
             // Fill `carry` to a chunk's worth of bytes (or the end of the input).
-            while carry.count < configuration.chunkSize && !isEOF {
-                let n = try readBuffer.withUnsafeMutableBytes { try source.read(into: $0) }
-                if n == 0 { isEOF = true } else {
-                    carry.append(contentsOf: readBuffer[..<n])
-                    statistics.bytesRead += n
-                }
+            if carry.count < configuration.chunkSize && !isEOF {
+                try fill(&carry, to: configuration.chunkSize, &isEOF)
             }
             if carry.isEmpty { break }
             // Whole lines go to the job; the partial last line stays for the next chunk.
@@ -188,8 +184,13 @@ public final class NDJSONParallelConverter {
                 }
                 continue
             }
-            let input = Array(carry[..<cut])
-            carry.removeFirst(cut)
+            // The chunk takes `carry`'s storage; only the partial last line is copied out.
+            var input: [UInt8] = []
+            swap(&input, &carry)
+            if cut < input.count {
+                carry = Array(input[cut...])
+                input.removeSubrange(cut...)
+            }
             searched = 0
             let job = ChunkJob(input: input, firstLine: lineNumber + 1, stripsByteOrderMark: isFirstChunk)
             lineNumber += job.lineCount
@@ -213,6 +214,32 @@ public final class NDJSONParallelConverter {
         }
         try drain(&inFlight, &stopped)
         return statistics
+    }
+
+    /// Reads into `carry` until it holds `size` bytes or the input ends: straight into a new
+    /// array that starts with what `carry` held (the partial line a chunk left), so input bytes
+    /// are copied once, by `read`, not again from a read buffer.
+    private func fill(_ carry: inout [UInt8], to size: Int, _ isEOF: inout Bool) throws {
+        let previous = carry
+        var bytesRead = 0
+        var sawEOF = false
+        carry = try [UInt8](unsafeUninitializedCapacity: max(size, previous.count)) { buffer, count in
+            previous.withUnsafeBufferPointer { old in
+                if let from = old.baseAddress, old.count > 0 { buffer.baseAddress!.initialize(from: from, count: old.count) }
+            }
+            count = previous.count
+            while count < size {
+                let n = try source.read(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count..<size])))
+                if n == 0 {
+                    sawEOF = true
+                    break
+                }
+                count += n
+                bytesRead += n
+            }
+        }
+        statistics.bytesRead += bytesRead
+        if sawEOF { isEOF = true }
     }
 
     /// Collects every job in flight, in order.

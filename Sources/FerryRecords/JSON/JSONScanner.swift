@@ -264,11 +264,11 @@ package struct JSONScanner {
         let (contentEnd, flags) = try scanStringBody()
         let count = contentEnd - start - 1
         if flags == 0 {
-            return String(decoding: UnsafeBufferPointer(start: base + start + 1, count: count), as: UTF8.self)
+            return String(scannedUTF8: UnsafeBufferPointer(start: base + start + 1, count: count))
         }
         if flags & Self.escapeFlag == 0 {
             try validateUTF8(from: start + 1, to: contentEnd)
-            return String(decoding: UnsafeBufferPointer(start: base + start + 1, count: count), as: UTF8.self)
+            return String(scannedUTF8: UnsafeBufferPointer(start: base + start + 1, count: count))
         }
         return try unescape(from: start + 1, to: contentEnd)
     }
@@ -654,7 +654,7 @@ package struct JSONKey: Equatable {
 
     /// The key as a string.
     package var string: String {
-        if let raw { return String(decoding: raw, as: UTF8.self) }
+        if let raw { return String(scannedUTF8: raw) }
         return decoded!
     }
 

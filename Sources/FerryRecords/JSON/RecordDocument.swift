@@ -178,7 +178,21 @@ extension JSONScanner {
         skipWhitespace()
         let objectStart = position
         try beginObject("a record object")
-        var record = Record(recordName: "")
+        // The record's parts are decoded into locals and the record is built once at the end:
+        // a `Record` is several hundred bytes, and filling one in place had it moved and copied
+        // (retaining every string in it) several times per record.
+        var recordName = ""
+        var recordType: String?
+        var zoneID: ZoneID?
+        var fields: RecordFields?
+        var pluginFields: JSONValue?
+        var recordChangeTag: String?
+        var created: RecordStamp?
+        var modified: RecordStamp?
+        var deleted: Bool?
+        var parent: Reference?
+        var share: Reference?
+        var shortGUID: String?
         var hasName = false
         var seen: UInt16 = 0
         var unknown = JSONObject()
@@ -209,25 +223,25 @@ extension JSONScanner {
                 continue
             }
             switch known {
-            case .recordName: record.recordName = try readString(for: "recordName"); hasName = true
-            case .recordType: record.recordType = try readString(for: "recordType")
-            case .zoneID: record.zoneID = try decodeZoneID()
-            case .fields: record.fields = try decodeFields()
-            case .pluginFields: record.pluginFields = try readValue()
-            case .recordChangeTag: record.recordChangeTag = try readString(for: "recordChangeTag")
+            case .recordName: recordName = try readString(for: "recordName"); hasName = true
+            case .recordType: recordType = try readString(for: "recordType")
+            case .zoneID: zoneID = try decodeZoneID()
+            case .fields: fields = try decodeFields()
+            case .pluginFields: pluginFields = try readValue()
+            case .recordChangeTag: recordChangeTag = try readString(for: "recordChangeTag")
             case .created:
-                if let selection, !selection.includesStamps { try skipValueStructure() } else { record.created = try decodeStamp() }
+                if let selection, !selection.includesStamps { try skipValueStructure() } else { created = try decodeStamp() }
             case .modified:
-                if let selection, !selection.includesStamps { try skipValueStructure() } else { record.modified = try decodeStamp() }
+                if let selection, !selection.includesStamps { try skipValueStructure() } else { modified = try decodeStamp() }
             case .deleted:
                 skipWhitespace()
                 guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
                     throw error(.wrongType, "expected true or false for \"deleted\", found \(describeCurrent())")
                 }
-                record.deleted = try readBool()
-            case .parent: record.parent = try decodeReference()
-            case .share: record.share = try decodeReference()
-            case .shortGUID: record.shortGUID = try readString(for: "shortGUID")
+                deleted = try readBool()
+            case .parent: parent = try decodeReference()
+            case .share: share = try decodeReference()
+            case .shortGUID: shortGUID = try readString(for: "shortGUID")
             }
         }
         let objectEnd = position
@@ -285,10 +299,10 @@ extension JSONScanner {
         if !hasName || (seen & RecordKey.fields.rawValue == 0 && seen & RecordKey.recordType.rawValue == 0) {
             if let code = unknown["serverErrorCode"]?.stringValue {
                 var entry = JSONObject()
-                if hasName { entry.append(key: "recordName", value: .string(record.recordName)) }
+                if hasName { entry.append(key: "recordName", value: .string(recordName)) }
                 entry.members.append(contentsOf: unknown.members)
                 return .recordError(RecordServerError(
-                    recordName: hasName ? record.recordName : nil, reason: unknown["reason"]?.stringValue,
+                    recordName: hasName ? recordName : nil, reason: unknown["reason"]?.stringValue,
                     serverErrorCode: code, entry: entry))
             }
         }
@@ -296,8 +310,11 @@ extension JSONScanner {
             throw error(.missingKey, "expected key \"recordName\" in the record, found none", at: objectStart)
         }
         _ = objectEnd
-        record.unknownKeys = unknown
-        return .record(record)
+        let record = Record(
+            recordName: recordName, recordType: recordType, zoneID: zoneID, fields: fields,
+            pluginFields: pluginFields, recordChangeTag: recordChangeTag, created: created, modified: modified,
+            deleted: deleted, parent: parent, share: share, shortGUID: shortGUID, unknownKeys: unknown)
+        return .record(consume record)
     }
 }
 
