@@ -454,7 +454,8 @@ package struct JSONScanner {
     /// The double nearest to a number token (correctly rounded).
     @inlinable
     package func doubleValue(of token: JSONNumberToken) -> Double {
-        if let exact = token.exactInteger, exact.magnitude <= 1 << 53 {
+        // An integer converts exactly, but `-0` is the double -0.0, which no integer holds.
+        if let exact = token.exactInteger, exact.magnitude <= 1 << 53, exact != 0 || base[token.start] != UInt8(ascii: "-") {
             return Double(exact)
         }
         return Self.parseDouble(base + token.start, count: token.end - token.start)
@@ -462,6 +463,73 @@ package struct JSONScanner {
 
     @usableFromInline
     static func parseDouble(_ start: UnsafePointer<UInt8>, count: Int) -> Double {
+        if let exact = fastDouble(start, count: count) { return exact }
+        return parseDoubleSlowly(start, count: count)
+    }
+
+    /// Powers of ten that a `Double` holds exactly.
+    @usableFromInline
+    static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// The value of a valid JSON number when it is exact in one IEEE operation (Clinger's fast
+    /// path): at most 2^53 as an integer of its significant digits, times or divided by a power
+    /// of ten up to 10^22. Both operands are then exact, so the one rounding is the correct one.
+    /// `nil` for the rest (17-digit mantissas, large exponents), which `strtod` reads.
+    @usableFromInline
+    static func fastDouble(_ start: UnsafePointer<UInt8>, count: Int) -> Double? {
+        var i = 0
+        let negative = start[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        while i < count {
+            let d = start[i] &- UInt8(ascii: "0")
+            if d > 9 { break }
+            if mantissa != 0 || d != 0 { digits += 1 }
+            if digits > 19 { return nil }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i += 1
+        }
+        if i < count && start[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < count {
+                let d = start[i] &- UInt8(ascii: "0")
+                if d > 9 { break }
+                if mantissa != 0 || d != 0 { digits += 1 }
+                if digits > 19 { return nil }
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                exponent -= 1
+                i += 1
+            }
+        }
+        if i < count {
+            // The exponent (the scanner has checked its syntax).
+            i += 1
+            var exponentNegative = false
+            if start[i] == UInt8(ascii: "-") || start[i] == UInt8(ascii: "+") {
+                exponentNegative = start[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var value = 0
+            while i < count {
+                value = value * 10 + Int(start[i] &- UInt8(ascii: "0"))
+                if value > 400 { return nil }
+                i += 1
+            }
+            exponent += exponentNegative ? -value : value
+        }
+        guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+        var value = Double(mantissa)
+        if exponent < 0 { value /= exactPowersOfTen[-exponent] } else if exponent > 0 { value *= exactPowersOfTen[exponent] }
+        return negative ? -value : value
+    }
+
+    @usableFromInline
+    static func parseDoubleSlowly(_ start: UnsafePointer<UInt8>, count: Int) -> Double {
         // strtod needs a terminator; numbers are short, so copy to a NUL-terminated stack buffer.
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
             let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
@@ -492,9 +560,29 @@ package struct JSONScanner {
         return matchLiteral("null")
     }
 
+    /// Consumes `literal` if the input continues with it. Inlined, so the literal's words are
+    /// constants: the keys of the compact record shapes are matched in one to three word
+    /// compares instead of a call to `memcmp`.
+    @inline(__always)
     mutating func matchLiteral(_ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
-        guard position + n <= end, memcmp(base + position, literal.utf8Start, n) == 0 else { return false }
+        guard position + n <= end else { return false }
+        let input = UnsafeRawPointer(base + position), expected = UnsafeRawPointer(literal.utf8Start)
+        if n >= 8 {
+            // Whole words, then the last eight bytes (overlapping the word before).
+            var i = 0
+            while i + 8 <= n {
+                if input.loadUnaligned(fromByteOffset: i, as: UInt64.self) != expected.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                    return false
+                }
+                i += 8
+            }
+            if i < n && input.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) != expected.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) {
+                return false
+            }
+        } else if memcmp(input, expected, n) != 0 {
+            return false
+        }
         position += n
         return true
     }

@@ -1,0 +1,62 @@
+import FerryRecords
+import FerryTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("Reading DOUBLE values")
+struct NumberParsingTests {
+    /// The DOUBLE a record field with this literal decodes to.
+    func decoded(_ literal: String) throws -> Double {
+        let record = try RecordJSON.decodeRecord(#"{"recordName":"r","fields":{"d":{"value":\#(literal),"type":"DOUBLE"}}}"#)
+        return try #require(record[field: "d"]?.doubleValue)
+    }
+
+    /// What the C library reads (correctly rounded).
+    func reference(_ literal: String) -> Double { strtod(literal, nil) }
+
+    @Test("Literals on both sides of the fast path read exactly as strtod reads them", arguments: [
+        "0", "-0", "0.0", "-0.0", "1", "-1", "0.1", "0.2", "0.3", "1e22", "1e23", "1e-22", "1e-23", "9007199254740992",
+        "9007199254740993", "9007199254740993.0", "0.6917871552952018", "0.69178715529520183", "123456789012345678",
+        "1234567890123456789", "12345678901234567890", "4.9e-324", "5e-324", "2.2250738585072014e-308",
+        "1.7976931348623157e308", "1E+2", "1e-0", "123.456e-7", "0.000000000000000000000000001", "100000000000000000000000",
+        "3.141592653589793", "-2.718281828459045", "1e400", "-1e400", "1e-400",
+    ])
+    func edges(literal: String) throws {
+        #expect(try decoded(literal).bitPattern == reference(literal).bitPattern, "\(literal)")
+    }
+
+    @Test("Generated literals read exactly as strtod reads them")
+    func generated() throws {
+        var random = SeededRandom(seed: 20261124)
+        for _ in 0..<20_000 {
+            // Shortest texts of random doubles, and random digit strings with a point and an exponent.
+            let literal: String
+            if Bool.random(using: &random) {
+                var value = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &random))
+                if !value.isFinite { value = 1.5 }
+                literal = "\(value)"
+            } else {
+                let digits = (0..<Int.random(in: 1...20, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }
+                var text = digits.joined()
+                while text.count > 1 && text.hasPrefix("0") { text.removeFirst() }
+                if Bool.random(using: &random) {
+                    let point = Int.random(in: 0..<text.count, using: &random)
+                    text.insert(".", at: text.index(text.startIndex, offsetBy: point))
+                    if text.hasPrefix(".") { text = "0" + text }
+                    if text.hasSuffix(".") { text += "0" }
+                }
+                if Bool.random(using: &random) { text += "e\(Int.random(in: -30...30, using: &random))" }
+                literal = (Bool.random(using: &random) ? "-" : "") + text
+            }
+            let value = try decoded(literal)
+            let expected = reference(literal)
+            #expect(value.bitPattern == expected.bitPattern, "\(literal): \(value) vs strtod \(expected)")
+            if value.bitPattern != expected.bitPattern { return }
+        }
+    }
+}
