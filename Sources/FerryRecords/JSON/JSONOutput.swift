@@ -157,8 +157,16 @@ public struct JSONOutput: ~Copyable {
             append("null")
             return
         }
-        var text = value.description
-        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        // The same text as `description`, received as bytes on the stack instead of as a new
+        // string (which, at more than 15 characters, is a heap allocation).
+        var text = ShortText()
+        value.write(to: &text)
+        if text.count <= ShortText.capacity {
+            withUnsafeBytes(of: text.bytes) { append(UnsafeRawBufferPointer(rebasing: $0[..<text.count])) }
+        } else {
+            var long = value.description
+            long.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// Appends a JSON string literal with the escapes JSON requires (`"`, `\`, control characters).
@@ -298,5 +306,31 @@ public struct JSONOutput: ~Copyable {
             }
             append(UInt8(ascii: "}"))
         }
+    }
+}
+
+/// Up to 32 bytes of text written by a `TextOutputStreamable` value, held on the stack: what
+/// `Double.write(to:)` prints (at most 24 bytes) arrives through `_writeASCII` as bytes. A longer
+/// text only counts its bytes, and the caller prints it the usual way.
+@usableFromInline
+struct ShortText: TextOutputStream {
+    @usableFromInline static var capacity: Int { 32 }
+    @usableFromInline var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    @usableFromInline var count = 0
+
+    @inlinable init() {}
+
+    @inlinable
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { _writeASCII($0) }
+    }
+
+    @inlinable
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        let start = count
+        count += buffer.count
+        guard count <= Self.capacity, let source = buffer.baseAddress else { return }
+        withUnsafeMutableBytes(of: &bytes) { $0.baseAddress!.advanced(by: start).copyMemory(from: source, byteCount: buffer.count) }
     }
 }
