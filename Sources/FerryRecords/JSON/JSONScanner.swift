@@ -486,25 +486,21 @@ package struct JSONScanner {
         var mantissa: UInt64 = 0
         var digits = 0
         var exponent = 0
+        // The digits before and after the point, as one integer and a power of ten.
+        var afterPoint = false
         while i < count {
+            if start[i] == UInt8(ascii: "."), !afterPoint {
+                afterPoint = true
+                i += 1
+                continue
+            }
             let d = start[i] &- UInt8(ascii: "0")
             if d > 9 { break }
             if mantissa != 0 || d != 0 { digits += 1 }
             if digits > 19 { return nil }
             mantissa = mantissa &* 10 &+ UInt64(d)
+            if afterPoint { exponent -= 1 }
             i += 1
-        }
-        if i < count && start[i] == UInt8(ascii: ".") {
-            i += 1
-            while i < count {
-                let d = start[i] &- UInt8(ascii: "0")
-                if d > 9 { break }
-                if mantissa != 0 || d != 0 { digits += 1 }
-                if digits > 19 { return nil }
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                exponent -= 1
-                i += 1
-            }
         }
         if i < count {
             // The exponent (the scanner has checked its syntax).
