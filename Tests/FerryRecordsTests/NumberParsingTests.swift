@@ -63,7 +63,7 @@ struct NumberParsingTests {
     @Test("DOUBLEs are written as Swift's shortest round-trip text")
     func written() {
         var random = SeededRandom(seed: 7)
-        var values: [Double] = [0, -0.0, 5e-324, -5e-324, 1e-5, 1e16, 1e22, 1e23, .greatestFiniteMagnitude,
+        var values: [Double] = [0, -0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 1e-5, 1e16, 1e22, 1e23, .greatestFiniteMagnitude,
                                 -.greatestFiniteMagnitude, .leastNormalMagnitude, 0.1, 1.0 / 3.0]
         for _ in 0..<20_000 {
             let value = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &random))
