@@ -228,6 +228,7 @@ public final class NDJSONParallelConverter {
         buffer.removeAll(keepingCapacity: true)
         buffer.append(contentsOf: carry)
         let start = buffer.count
+        // Arrays cannot be read into past their count: extend with zeros, read, cut to what came.
         if start < size { buffer.append(contentsOf: repeatElement(0, count: size - start)) }
         var filled = start
         defer {

@@ -310,11 +310,10 @@ extension JSONScanner {
             throw error(.missingKey, "expected key \"recordName\" in the record, found none", at: objectStart)
         }
         _ = objectEnd
-        let record = Record(
+        return .record(Record(
             recordName: recordName, recordType: recordType, zoneID: zoneID, fields: fields,
             pluginFields: pluginFields, recordChangeTag: recordChangeTag, created: created, modified: modified,
-            deleted: deleted, parent: parent, share: share, shortGUID: shortGUID, unknownKeys: unknown)
-        return .record(consume record)
+            deleted: deleted, parent: parent, share: share, shortGUID: shortGUID, unknownKeys: unknown))
     }
 }
 
