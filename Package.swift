@@ -48,7 +48,7 @@ let package = Package(
         // Byte sources and sinks, files, atomic output, processors available.
         .target(name: "FerryIO", dependencies: ["CFerrySystem"]),
         // The CloudKit record model and its JSON mapping.
-        .target(name: "FerryRecords", dependencies: ["FerryIO"]),
+        .target(name: "FerryRecords", dependencies: ["FerryIO", "CFerrySystem"]),
         // Streaming NDJSON (and CKWS response documents) readers and writers.
         .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO"]),
         // gzip streams, parallel deflate, archives.

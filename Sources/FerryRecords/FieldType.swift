@@ -50,27 +50,35 @@ public struct FieldType: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A standard tag spelled out, so that the constants below are laid down at compile time
+    /// rather than computed on first use (each use of a lazily computed one costs a call).
+    init(standard rawValue: String, _ kind: Kind, list: Bool = false) {
+        self.rawValue = rawValue
+        self.kind = kind
+        isList = list
+    }
+
     public var description: String { rawValue }
 
-    public static let string = FieldType(rawValue: "STRING")
-    public static let int64 = FieldType(rawValue: "INT64")
-    public static let double = FieldType(rawValue: "DOUBLE")
-    public static let timestamp = FieldType(rawValue: "TIMESTAMP")
-    public static let bytes = FieldType(rawValue: "BYTES")
-    public static let encryptedBytes = FieldType(rawValue: "ENCRYPTED_BYTES")
-    public static let reference = FieldType(rawValue: "REFERENCE")
-    public static let asset = FieldType(rawValue: "ASSETID")
-    public static let location = FieldType(rawValue: "LOCATION")
-    public static let stringList = FieldType(rawValue: "STRING_LIST")
-    public static let int64List = FieldType(rawValue: "INT64_LIST")
-    public static let doubleList = FieldType(rawValue: "DOUBLE_LIST")
-    public static let timestampList = FieldType(rawValue: "TIMESTAMP_LIST")
-    public static let bytesList = FieldType(rawValue: "BYTES_LIST")
-    public static let encryptedBytesList = FieldType(rawValue: "ENCRYPTED_BYTES_LIST")
-    public static let referenceList = FieldType(rawValue: "REFERENCE_LIST")
-    public static let assetList = FieldType(rawValue: "ASSETID_LIST")
-    public static let locationList = FieldType(rawValue: "LOCATION_LIST")
-    public static let unknownList = FieldType(rawValue: "UNKNOWN_LIST")
+    public static let string = FieldType(standard: "STRING", .string)
+    public static let int64 = FieldType(standard: "INT64", .int64)
+    public static let double = FieldType(standard: "DOUBLE", .double)
+    public static let timestamp = FieldType(standard: "TIMESTAMP", .timestamp)
+    public static let bytes = FieldType(standard: "BYTES", .bytes)
+    public static let encryptedBytes = FieldType(standard: "ENCRYPTED_BYTES", .encryptedBytes)
+    public static let reference = FieldType(standard: "REFERENCE", .reference)
+    public static let asset = FieldType(standard: "ASSETID", .asset)
+    public static let location = FieldType(standard: "LOCATION", .location)
+    public static let stringList = FieldType(standard: "STRING_LIST", .string, list: true)
+    public static let int64List = FieldType(standard: "INT64_LIST", .int64, list: true)
+    public static let doubleList = FieldType(standard: "DOUBLE_LIST", .double, list: true)
+    public static let timestampList = FieldType(standard: "TIMESTAMP_LIST", .timestamp, list: true)
+    public static let bytesList = FieldType(standard: "BYTES_LIST", .bytes, list: true)
+    public static let encryptedBytesList = FieldType(standard: "ENCRYPTED_BYTES_LIST", .encryptedBytes, list: true)
+    public static let referenceList = FieldType(standard: "REFERENCE_LIST", .reference, list: true)
+    public static let assetList = FieldType(standard: "ASSETID_LIST", .asset, list: true)
+    public static let locationList = FieldType(standard: "LOCATION_LIST", .location, list: true)
+    public static let unknownList = FieldType(standard: "UNKNOWN_LIST", .unknown, list: true)
 
     /// Every standard tag, scalar and list.
     public static let allStandard: [FieldType] = [

@@ -82,3 +82,139 @@ struct DecoderPathTests {
         }
     }
 }
+
+/// CloudKit writes a field's `value` before its `type`, so the decoder reads lists and objects
+/// before it knows their type, as their shape suggests (a list of strings, a reference, an asset,
+/// a location), and keeps the result only when the type agrees. Whatever it guessed, the field
+/// must decode, or fail, exactly as when the type comes first.
+@Suite("Composite values read before their type")
+struct SpeculativeDecodingTests {
+    static let values = [
+        #"[]"#, #"["a","b"]"#, #"["a",null,"c"]"#, #"[null]"#, #"["é\n\u0041",  "x"]"#, #"[1,2]"#, #"[1.5,-2]"#,
+        #"["a",1]"#, #"[true]"#, #"[["a"]]"#, #"[{"recordName":"x"}]"#, #"["bad \x escape"]"#, #"["a",]"#,
+        #"{"recordName":"x"}"#, #"{"recordName":"x","zoneID":{"zoneName":"z","ownerRecordName":"o"},"action":"DELETE_SELF"}"#,
+        #"{"recordName":"x","action":"NONE","extra":1}"#, #"{"recordName":5}"#, #"{"fileChecksum":"c","size":3,"downloadURL":"u"}"#,
+        #"{"fileChecksum":"c","size":"big"}"#, #"{"latitude":1.5,"longitude":-2,"altitude":3}"#, #"{"latitude":1.5}"#,
+        #"{"foo":1}"#, #"{}"#,
+    ]
+    static let types: [String?] = FieldType.allStandard.map(\.rawValue) + ["NUMBER_INT64", "CUSTOM_TAG", nil]
+
+    /// The outcome of decoding `text`: the record, or the error's code and message (byte offsets
+    /// differ between the layouts compared).
+    static func outcome(_ text: String) -> String {
+        do {
+            return "ok \(try RecordJSON.decodeRecord(text))"
+        } catch {
+            return "error \(error.code) \(error.message)"
+        }
+    }
+
+    @Test("Every value shape under every type decodes as it does with the type first", arguments: types)
+    func agreesWithTypeFirst(type: String?) {
+        for value in Self.values {
+            let tag = type.map { #""type":"\#($0)""# }
+            let typeFirst = "{" + ([tag, #""value":\#(value)"#].compactMap { $0 }).joined(separator: ",") + "}"
+            let valueFirst = "{" + ([#""value":\#(value)"#, tag].compactMap { $0 }).joined(separator: ",") + "}"
+            let spaced = "{ " + ([#""value" : \#(value)"#, tag].compactMap { $0 }).joined(separator: " , ") + " }"
+            let expected = Self.outcome(#"{"recordName":"r","fields":{"f":\#(typeFirst)}}"#)
+            #expect(Self.outcome(#"{"recordName":"r","fields":{"f":\#(valueFirst)}}"#) == expected, "\(valueFirst)")
+            #expect(Self.outcome(#"{"recordName":"r","fields":{"f":\#(spaced)}}"#) == expected, "\(spaced)")
+        }
+    }
+
+    @Test("Lists of strings take the type's element kind")
+    func stringListKinds() throws {
+        let text = #"{"recordName":"r","fields":{"s":{"value":["QQ==",null],"type":"STRING_LIST"},"b":{"value":["QQ==",null],"type":"BYTES_LIST"},"e":{"value":["QQ=="],"type":"ENCRYPTED_BYTES_LIST"},"i":{"value":[],"type":"INT64_LIST"}}}"#
+        let record = try RecordJSON.decodeRecord(text)
+        #expect(record[field: "s"] == .list([.string("QQ=="), .json(.null)]))
+        #expect(record[field: "b"] == .list([.bytes("QQ=="), .json(.null)]))
+        #expect(record[field: "e"] == .list([.bytes("QQ==")]))
+        #expect(record[field: "i"] == .list([]))
+        #expect(RecordJSON.encodedString(record) == text)
+    }
+}
+
+/// Strings are scanned 16 bytes at a time (SSE2) and 8 at a time after that, and checked for
+/// escaping the same way on output: every special byte must be found wherever it falls in a block.
+@Suite("String scanning at every offset")
+struct StringScanningTests {
+    /// JSON escaping written out plainly, as the reference.
+    static func escapedCharacters(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case "\u{00}"..."\u{1F}": out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static let specials: [String] = ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "😀", "\u{7F}", " "]
+
+    @Test("A special character at every offset of strings up to 48 bytes is decoded and written exactly")
+    func everyOffset() throws {
+        for length in 0...48 {
+            for special in Self.specials {
+                for offset in 0...length {
+                    let text = String(repeating: "a", count: offset) + special + String(repeating: "b", count: length - offset)
+                    var out = JSONOutput(capacity: 16)
+                    out.appendString(text)
+                    let written = String(decoding: out.bytes, as: UTF8.self)
+                    #expect(written == Self.escapedCharacters(text), "\(length) \(offset) \(special.debugDescription)")
+                    let record = try RecordJSON.decodeRecord(#"{"recordName":\#(written),"fields":{"f":{"value":\#(written),"type":"STRING"},"k":{"value":[\#(written),\#(written)],"type":"STRING_LIST"}}}"#)
+                    #expect(record.recordName == text)
+                    #expect(record[field: "f"] == .string(text))
+                    #expect(record[field: "k"] == .list([.string(text), .string(text)]))
+                }
+            }
+        }
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Result<Record, RecordFormatError> {
+        bytes.withUnsafeBytes { buffer in
+            Result { () throws(RecordFormatError) -> Record in try RecordJSON.decodeRecord(buffer) }
+        }
+    }
+
+    @Test("A raw control character is rejected at its offset, wherever it falls")
+    func controlCharacterOffsets() {
+        for length in 1...40 {
+            for offset in 0..<length {
+                var bytes = Array(#"{"recordName":""#.utf8)
+                let start = bytes.count
+                bytes += Array(repeating: UInt8(ascii: "x"), count: length)
+                bytes[start + offset] = 0x07
+                bytes += Array(#""}"#.utf8)
+                switch Self.decode(bytes) {
+                case .success: Issue.record("accepted a control character at \(offset) of \(length)")
+                case .failure(let error): #expect(error.byteOffset == start + offset, "\(offset) of \(length)")
+                }
+            }
+        }
+    }
+
+    @Test("Invalid UTF-8 is found wherever it falls in a block")
+    func invalidUTF8Offsets() {
+        for length in 1...40 {
+            for offset in 0..<length {
+                var bytes = Array(#"{"recordName":""#.utf8)
+                let start = bytes.count
+                bytes += Array(repeating: UInt8(ascii: "x"), count: length)
+                bytes[start + offset] = 0xFF
+                bytes += Array(#""}"#.utf8)
+                switch Self.decode(bytes) {
+                case .success: Issue.record("accepted invalid UTF-8 at \(offset) of \(length)")
+                case .failure(let error): #expect(error.code == .invalidUTF8 && error.byteOffset == start + offset, "\(offset) of \(length): \(error)")
+                }
+            }
+        }
+    }
+}

@@ -1,7 +1,8 @@
 // What Swift cannot reach directly, wrapped in plain C as swift-nio's CNIOLinux does: the CPU
-// affinity mask (glibc hides it behind _GNU_SOURCE), the compiler's prefetch hint, and the
-// processor's carry-less multiplication (x86-64 intrinsics, which Swift cannot call), used for
-// CRC-32. Nothing else lives here.
+// affinity mask (glibc hides it behind _GNU_SOURCE), the compiler's prefetch hint, the
+// processor's carry-less multiplication (x86-64 intrinsics, which Swift cannot call) used for
+// CRC-32, and 16-byte SSE2 scans of JSON string bytes (Swift's SIMD types compile these to
+// byte-at-a-time loops). Nothing else lives here.
 #ifndef C_FERRY_SYSTEM_H
 #define C_FERRY_SYSTEM_H
 
@@ -23,5 +24,65 @@ int CFerrySystem_hasCRC32Fold(void);
 /// multiplication (Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ").
 /// `length` must be a multiple of 16 and at least 64, and ``CFerrySystem_hasCRC32Fold`` true.
 unsigned int CFerrySystem_crc32Fold(unsigned int crc, const void *bytes, unsigned long length);
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/// Scans JSON string content from `bytes` 16 bytes at a time while no byte is a quote, a
+/// backslash or a control character (below 0x20). Returns the offset of the first such byte and
+/// sets `*found` to 1, or returns the offset where fewer than 16 bytes remain and leaves `*found`
+/// alone (the caller scans the rest). Sets `*high` non-zero when a byte at 0x80 or above precedes
+/// the returned offset. Returns 0 (nothing scanned) on processors without SSE2, where the
+/// caller's word-at-a-time loop runs.
+static inline long CFerrySystem_scanPlainString(const unsigned char *bytes, long count, unsigned *high, int *found) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), control = _mm_set1_epi8(0x1F);
+    unsigned seenHigh = 0;
+    long i = 0;
+    for (; i + 16 <= count; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(bytes + i));
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                       _mm_cmpeq_epi8(_mm_min_epu8(v, control), v));
+        unsigned mask = (unsigned)_mm_movemask_epi8(special);
+        unsigned top = (unsigned)_mm_movemask_epi8(v);
+        if (mask != 0) {
+            unsigned at = (unsigned)__builtin_ctz(mask);
+            seenHigh |= top & ((1u << at) - 1u);
+            *high |= seenHigh;
+            *found = 1;
+            return i + at;
+        }
+        seenHigh |= top;
+    }
+    *high |= seenHigh;
+    return i;
+#else
+    (void)bytes; (void)count; (void)high; (void)found;
+    return 0;
+#endif
+}
+
+/// Whether any of the `count` bytes (at least 16) at `bytes` is a quote, a backslash or a control
+/// character, 16 at a time (the last block overlapping the one before). Returns -1 on processors
+/// without SSE2, where the caller checks the bytes itself.
+static inline int CFerrySystem_needsEscaping16(const unsigned char *bytes, long count) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), control = _mm_set1_epi8(0x1F);
+    __m128i found = _mm_setzero_si128();
+    long i = 0;
+    for (;; i += 16) {
+        if (i + 16 > count) i = count - 16;
+        __m128i v = _mm_loadu_si128((const __m128i *)(bytes + i));
+        found = _mm_or_si128(found, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                                 _mm_cmpeq_epi8(_mm_min_epu8(v, control), v)));
+        if (i + 16 >= count) break;
+    }
+    return _mm_movemask_epi8(found) != 0;
+#else
+    (void)bytes; (void)count;
+    return -1;
+#endif
+}
 
 #endif

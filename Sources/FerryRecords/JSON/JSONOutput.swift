@@ -1,3 +1,5 @@
+import CFerrySystem
+
 /// A growable byte buffer that JSON is written into, then handed to a sink in large pieces.
 ///
 /// Noncopyable: owns its storage (freed in `deinit`); being a struct, its accesses are checked
@@ -61,29 +63,8 @@ public struct JSONOutput: ~Copyable {
     public mutating func append(_ literal: StaticString) {
         let n = literal.utf8CodeUnitCount
         reserve(n)
-        Self.copy(literal.utf8Start, to: storage + length, count: n)
+        ByteCopy.copy(literal.utf8Start, to: storage + length, count: n)
         length += n
-    }
-
-    /// Copies `count` bytes; short runs (the keys and most values of a record) with word moves
-    /// instead of a call to `memmove`. Only `count` bytes are written.
-    @inlinable @inline(__always)
-    static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
-        let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
-        if count >= 8 && count <= 16 {
-            let head = from.loadUnaligned(as: UInt64.self)
-            let tail = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-            to.storeBytes(of: head, as: UInt64.self)
-            to.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
-        } else if count < 8 {
-            var i = 0
-            while i < count {
-                destination[i] = source[i]
-                i += 1
-            }
-        } else {
-            destination.update(from: source, count: count)
-        }
     }
 
     /// Appends raw bytes.
@@ -194,7 +175,7 @@ public struct JSONOutput: ~Copyable {
         if !Self.needsEscaping(base, n) {
             // The common case: nothing to escape, one copy.
             storage[length] = UInt8(ascii: "\"")
-            Self.copy(base, to: storage + length + 1, count: n)
+            ByteCopy.copy(base, to: storage + length + 1, count: n)
             storage[length + 1 + n] = UInt8(ascii: "\"")
             length += n + 2
             return
@@ -213,11 +194,16 @@ public struct JSONOutput: ~Copyable {
             & 0x8080_8080_8080_8080
     }
 
-    /// Whether any of the `n` bytes at `base` must be escaped, eight at a time (the last word
-    /// overlapping the one before; a short string padded with `A`s).
+    /// Whether any of the `n` bytes at `base` must be escaped: sixteen at a time with SSE2, else
+    /// eight at a time (the last word overlapping the one before); shorter strings in one word
+    /// built from overlapping loads or, under four bytes, byte by byte (padded with `A`s).
     @inlinable @inline(__always)
     static func needsEscaping(_ base: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         let raw = UnsafeRawPointer(base)
+        if n >= 16 {
+            let sse = CFerrySystem_needsEscaping16(base, n)
+            if sse >= 0 { return sse != 0 }
+        }
         if n >= 8 {
             var found: UInt64 = 0
             var i = 0
@@ -228,8 +214,14 @@ public struct JSONOutput: ~Copyable {
             if i < n { found |= escapeMask(raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) }
             return found != 0
         }
+        if n >= 4 {
+            // Two overlapping 32-bit loads cover 4 to 7 bytes.
+            let head = UInt64(raw.loadUnaligned(as: UInt32.self))
+            let tail = UInt64(raw.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            return escapeMask(head | tail << 32) != 0
+        }
         var word: UInt64 = 0x4141_4141_4141_4141
-        withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: raw, byteCount: n) }
+        for i in 0..<n { word = word << 8 | UInt64(base[i]) }
         return escapeMask(word) != 0
     }
 

@@ -355,6 +355,7 @@ extension JSONScanner {
         var valueOffset = -1
         var stringValue: String?
         var numberValue: JSONNumberToken?
+        var speculated: SpeculatedValue?
         var unknown = JSONObject()
         var first = true
         var typeOffset = 0
@@ -367,7 +368,10 @@ extension JSONScanner {
                 switch current {
                 case UInt8(ascii: "\""): stringValue = try readString()
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): numberValue = try readNumber()
-                default: try skipValueStructure() // composite: decoded (and validated) below, once the type is known
+                default:
+                    // Composite: decoded (and validated) below, once the type is known, unless
+                    // its shape gives it away before the type has been read.
+                    if type == nil { speculated = try speculateComposite() } else { try skipValueStructure() }
                 }
             } else if key.equals("type") {
                 if type != nil { throw duplicate(key) }
@@ -384,11 +388,12 @@ extension JSONScanner {
         guard valueOffset >= 0 else {
             throw error(.missingKey, "expected key \"value\" in field \"\(name)\", found none", at: start)
         }
+        _ = typeOffset
+        if let type, let value = speculated?.value(as: type) { return RecordField(value, type: type, unknownKeys: unknown) }
         let after = position
         position = valueOffset
         let value = try decodeFieldValue(type: type, string: stringValue, number: numberValue, field: name)
         position = after
-        _ = typeOffset
         return RecordField(value, type: type, unknownKeys: unknown)
     }
 
@@ -404,10 +409,11 @@ extension JSONScanner {
         let valueOffset = position
         var stringValue: String?
         var numberValue: JSONNumberToken?
+        var speculated: SpeculatedValue?
         switch current {
         case UInt8(ascii: "\""): stringValue = try readString()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): numberValue = try readNumber()
-        default: try skipValueStructure()
+        default: speculated = try speculateComposite()
         }
         guard matchLiteral(#","type":""#) else {
             depth -= 1
@@ -423,6 +429,7 @@ extension JSONScanner {
         }
         position += 1
         depth -= 1
+        if let value = speculated?.value(as: type) { return RecordField(value, type: type) }
         // Decode the value in place, now that its type is known, then come back.
         let after = position
         position = valueOffset
@@ -431,9 +438,64 @@ extension JSONScanner {
         return RecordField(value, type: type)
     }
 
+    /// Decodes the composite value at `position` (a list or an object) before its field's type
+    /// is known, as what its shape suggests: a list of strings (STRING_LIST and the bytes lists),
+    /// or a compact reference, an asset or a location. CloudKit writes `value` before `type`, so
+    /// without this every such value would be scanned twice: skipped to reach the type, then
+    /// decoded. Returns `nil`, with the value skipped, for any other shape and on any error, so
+    /// that the typed decode (``decodeFieldValue(type:string:number:field:)``) reports errors
+    /// exactly as it would have; its result is only used if the type agrees
+    /// (``SpeculatedValue/value(as:)``).
+    mutating func speculateComposite() throws(RecordFormatError) -> SpeculatedValue? {
+        let start = position, startDepth = depth
+        do {
+            if let value = try speculateCompositeValue() { return value }
+        } catch {
+            // Fall through: the value is skipped now and decoded by type later.
+        }
+        position = start
+        depth = startDepth
+        try skipValueStructure()
+        return nil
+    }
+
+    private mutating func speculateCompositeValue() throws(RecordFormatError) -> SpeculatedValue? {
+        switch current {
+        case UInt8(ascii: "["):
+            try beginArray()
+            var items: [FieldValue] = []
+            var first = true
+            skipWhitespace()
+            if current != UInt8(ascii: "]") { items.reserveCapacity(Self.initialListCapacity) }
+            while try nextElement(&first) {
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: "\""): items.append(.string(try readString()))
+                case UInt8(ascii: "n") where readNullIfPresent(): items.append(.json(.null))
+                default: return nil
+                }
+            }
+            return .strings(items)
+        case UInt8(ascii: "{"):
+            if let reference = try decodeCompactReference() { return .reference(reference) }
+            if startsWith(#"{"fileChecksum":"#) { return .asset(try decodeAsset()) }
+            if startsWith(#"{"latitude":"#) { return .location(try decodeLocation()) }
+            return nil
+        default:
+            return nil
+        }
+    }
+
     /// Reads a type tag, returning the shared constant for standard tags (no allocation).
-    @inlinable
+    @inline(__always)
     mutating func readFieldType() throws(RecordFormatError) -> FieldType {
+        if let known = matchStandardFieldType() { return known }
+        return try readOtherFieldType()
+    }
+
+    /// Reads a tag ``matchStandardFieldType()`` did not match: escaped, unknown, or at the end.
+    @inline(never)
+    mutating func readOtherFieldType() throws(RecordFormatError) -> FieldType {
         let start = position
         let (stop, flags) = try scanStringBody()
         if flags == 0 {
@@ -444,6 +506,33 @@ extension JSONScanner {
         }
         position = start
         return FieldType(rawValue: try readString())
+    }
+
+    /// Matches a standard tag without escapes at `position` (its opening quote) as literals,
+    /// closing quote included: a switch on the first letter, then one or two word compares.
+    /// Leaves `position` after the closing quote, or unchanged and returns `nil` for anything
+    /// else (which ``readFieldType()`` then reads the general way).
+    @inline(__always)
+    mutating func matchStandardFieldType() -> FieldType? {
+        let start = position
+        guard position + 1 < end else { return nil }
+        position += 1
+        let type: FieldType? = switch base[position] {
+        case UInt8(ascii: "S"): matchLiteral(#"STRING""#) ? .string : matchLiteral(#"STRING_LIST""#) ? .stringList : nil
+        case UInt8(ascii: "I"): matchLiteral(#"INT64""#) ? .int64 : matchLiteral(#"INT64_LIST""#) ? .int64List : nil
+        case UInt8(ascii: "T"): matchLiteral(#"TIMESTAMP""#) ? .timestamp : matchLiteral(#"TIMESTAMP_LIST""#) ? .timestampList : nil
+        case UInt8(ascii: "D"): matchLiteral(#"DOUBLE""#) ? .double : matchLiteral(#"DOUBLE_LIST""#) ? .doubleList : nil
+        case UInt8(ascii: "R"): matchLiteral(#"REFERENCE""#) ? .reference : matchLiteral(#"REFERENCE_LIST""#) ? .referenceList : nil
+        case UInt8(ascii: "A"): matchLiteral(#"ASSETID""#) ? .asset : matchLiteral(#"ASSETID_LIST""#) ? .assetList : nil
+        case UInt8(ascii: "L"): matchLiteral(#"LOCATION""#) ? .location : matchLiteral(#"LOCATION_LIST""#) ? .locationList : nil
+        case UInt8(ascii: "B"): matchLiteral(#"BYTES""#) ? .bytes : matchLiteral(#"BYTES_LIST""#) ? .bytesList : nil
+        case UInt8(ascii: "E"):
+            matchLiteral(#"ENCRYPTED_BYTES""#) ? .encryptedBytes : matchLiteral(#"ENCRYPTED_BYTES_LIST""#) ? .encryptedBytesList : nil
+        case UInt8(ascii: "U"): matchLiteral(#"UNKNOWN_LIST""#) ? .unknownList : nil
+        default: nil
+        }
+        if type == nil { position = start }
+        return type
     }
 
     /// Decodes a field value at `position` given its type (strings and numbers already scanned).
@@ -574,5 +663,39 @@ extension FieldType {
             return entry.4
         }
         return nil
+    }
+}
+
+/// A composite field value decoded before its type was read (see
+/// ``JSONScanner/speculateComposite()``).
+enum SpeculatedValue {
+    /// A list whose items are all strings or `null` (kept as `.string` and `.json(.null)`).
+    case strings([FieldValue])
+    case reference(Reference)
+    case asset(Asset)
+    case location(Location)
+
+    /// The value as a field of `type`, exactly as the typed decode would give it; `nil` when the
+    /// type calls for a different decode (which then runs, and reports any mismatch).
+    func value(as type: FieldType) -> FieldValue? {
+        switch self {
+        case .strings(let items):
+            guard type.isList else { return nil }
+            switch type.kind {
+            case .string: return .list(items)
+            case .bytes, .encryptedBytes:
+                return .list(items.map { item in
+                    if case .string(let text) = item { .bytes(text) } else { item }
+                })
+            case .unknown: return nil
+            default: return items.isEmpty ? .list([]) : nil
+            }
+        case .reference(let reference):
+            return !type.isList && type.kind == .reference ? .reference(reference) : nil
+        case .asset(let asset):
+            return !type.isList && type.kind == .asset ? .asset(asset) : nil
+        case .location(let location):
+            return !type.isList && type.kind == .location ? .location(location) : nil
+        }
     }
 }

@@ -2,7 +2,8 @@ extension String {
     /// A string from bytes the scanner has already checked to be valid UTF-8 (every string it
     /// returns has been: see ``JSONScanner/scanStringBody()``).
     ///
-    /// Writes the bytes straight into the new string's storage. Short ASCII strings (up to 15
+    /// Writes the bytes straight into the new string's storage (short ones with word moves, not
+    /// a call to `memcpy`). Short ASCII strings (up to 15
     /// bytes: most keys, names and tags) are then taken as they are, where `String(decoding:as:)`
     /// would scan and validate them once more first.
     @inlinable
@@ -13,7 +14,7 @@ extension String {
             return
         }
         self.init(unsafeUninitializedCapacity: count) { buffer in
-            buffer.baseAddress!.initialize(from: source, count: count)
+            ByteCopy.copy(source, to: buffer.baseAddress!, count: count)
             return count
         }
     }
