@@ -78,3 +78,44 @@ struct NumberParsingTests {
         }
     }
 }
+
+/// Integers are read eight digits at a time while eight digits follow, then one at a time.
+@Suite("Reading INT64 values")
+struct IntegerParsingTests {
+    func decoded(_ literal: String) throws -> Int64? {
+        let record = try RecordJSON.decodeRecord(#"{"recordName":"r","fields":{"i":{"value":\#(literal),"type":"INT64"},"t":{"value":\#(literal),"type":"TIMESTAMP"}}}"#)
+        #expect(record[field: "i"]?.int64Value == record[field: "t"]?.timestampValue)
+        return record[field: "i"]?.int64Value
+    }
+
+    @Test("Every length from 1 to 19 digits, with and without a sign, reads exactly")
+    func everyLength() throws {
+        var random = SeededRandom(seed: 8)
+        for length in 1...19 {
+            for _ in 0..<200 {
+                var digits = String(Int.random(in: 1...9, using: &random))
+                for _ in 1..<length { digits += String(Int.random(in: 0...9, using: &random)) }
+                guard let expected = Int64(digits) else { continue } // 19 digits past Int64.max
+                #expect(try decoded(digits) == expected, "\(digits)")
+                #expect(try decoded("-" + digits) == -expected, "-\(digits)")
+            }
+        }
+    }
+
+    @Test("Extremes read exactly; one past them is rejected as out of range", arguments: [
+        ("9223372036854775807", Int64.max), ("-9223372036854775808", Int64.min), ("0", 0), ("-0", 0),
+        ("1690000029207", 1_690_000_029_207), ("12345678", 12_345_678), ("123456789", 123_456_789),
+        ("99999999", 99_999_999), ("1000000000000000000", 1_000_000_000_000_000_000),
+    ])
+    func extremes(literal: String, expected: Int64) throws {
+        #expect(try decoded(literal) == expected)
+    }
+
+    @Test("Past 64 bits, fractions and exponents are not integers", arguments: [
+        "9223372036854775808", "-9223372036854775809", "18446744073709551616", "123456789012345678901234",
+        "12345678.5", "123456789e2", "1234567812345678.0",
+    ])
+    func notIntegers(literal: String) {
+        #expect(throws: RecordFormatError.self) { try decoded(literal) }
+    }
+}

@@ -334,9 +334,11 @@ extension JSONScanner {
                 }
             }
             let name = key.string
-            // Records have few fields; past 32 a set keeps duplicate detection linear.
+            // Records have few fields; past 32 a set keeps duplicate detection linear. Lengths
+            // first: most names differ in length, and comparing those costs a call each.
             if fields.entries.count < 32 {
-                for entry in fields.entries where entry.name == name { throw duplicate(key) }
+                let length = name.utf8.count
+                for entry in fields.entries where entry.name.utf8.count == length && entry.name == name { throw duplicate(key) }
             } else if fields.entries.contains(where: { $0.name == name }) {
                 throw duplicate(key)
             }
