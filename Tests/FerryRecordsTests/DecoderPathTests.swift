@@ -65,6 +65,17 @@ struct DecoderPathTests {
         #"{"recordName":"r","parent":{"recordName":"p","zoneID":{"zoneName":"z"},"action":"NONE","x":null}}"#,
         #"{"recordName":"r","fields":{"f":{"value":"unterminated,"type":"STRING"}}}"#,
         #"{"recordName":"r","fields":{"f":{"value":12345678901234567890,"type":"INT64"}}}"#,
+        // Record members: in Ferry's order they are matched as literals, the rest by the general loop.
+        #"{"recordName":"r","recordType":null,"zoneID":{"zoneName":"z"},"fields":{}}"#,
+        #"{"recordName":null,"recordType":"T","fields":{}}"#,
+        #"{"recordName":"r","recordType":"T","recordName":"s"}"#,
+        #"{"recordName":"r","fields":{},"recordType":"T","created":{"timestamp":1,"userRecordName":"u"}}"#,
+        #"{"recordType":"T","recordName":"r","x":1,"zoneID":{"zoneName":"z"},"y":[],"deleted":true}"#,
+        #"{"recordName":"r","recordType":"T","deleted":"yes"}"#,
+        #"{"recordName":"r","recordType":"T","parent":{"recordName":"p"},"share":{"recordName":"s"},"shortGUID":"g","fields":{},"pluginFields":{"a":1},"z":null}"#,
+        #"{"recordName":"r","recordType":"T","fields":{},"fields":{}}"#,
+        #"{"recordName":"r","recordType":"T","fields":{},"records":[]}"#,
+        #"{}"#,
     ])
     func nearCompact(text: String) throws {
         // The same document, reshaped so that only the general path can read it.
@@ -216,5 +227,48 @@ struct StringScanningTests {
                 }
             }
         }
+    }
+}
+
+/// A record's members in Ferry's order are matched as literals; anything else falls to the
+/// general loop, which must still see every member exactly once.
+@Suite("Record members in and out of order")
+struct RecordMemberOrderTests {
+    static func failure(_ text: String) -> RecordFormatError.Code? {
+        do {
+            _ = try RecordJSON.decodeRecord(text)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test("A null or repeated known member is handled as by the general loop")
+    func nullsAndDuplicates() throws {
+        #expect(Self.failure(#"{"recordName":null,"recordType":"T","fields":{}}"#) == .missingKey)
+        #expect(Self.failure(#"{"recordName":"r","recordType":"T","recordName":"s"}"#) == .duplicateKey)
+        #expect(Self.failure(#"{"recordName":"r","fields":{},"created":{"timestamp":1},"fields":{}}"#) == .duplicateKey)
+        #expect(Self.failure(#"{"recordName":"r","recordType":"T","deleted":"yes"}"#) == .wrongType)
+        let record = try RecordJSON.decodeRecord(#"{"recordName":"r","recordType":null,"zoneID":{"zoneName":"z"},"fields":{}}"#)
+        #expect(record.recordType == nil && record.zoneID?.zoneName == "z")
+        #expect(record.unknownKeys.members.map(\.key) == ["recordType"])
+        #expect(RecordJSON.encodedString(record) == #"{"recordName":"r","zoneID":{"zoneName":"z"},"fields":{},"recordType":null}"#)
+    }
+
+    @Test("Members out of order and unknown members between them are all kept")
+    func outOfOrder() throws {
+        let record = try RecordJSON.decodeRecord(
+            #"{"recordType":"T","recordName":"r","x":1,"zoneID":{"zoneName":"z"},"fields":{"f":{"value":1,"type":"INT64"}},"y":[],"deleted":true,"created":{"timestamp":5,"userRecordName":"u"}}"#)
+        #expect(record.recordName == "r" && record.recordType == "T" && record.zoneID?.zoneName == "z")
+        #expect(record.deleted == true && record.created?.timestamp == 5 && record[field: "f"] == .int64(1))
+        #expect(record.unknownKeys.members.map(\.key) == ["x", "y"])
+    }
+
+    @Test("Every member in Ferry's order reads back as written")
+    func canonical() throws {
+        let text = #"{"recordName":"r","recordType":"T","zoneID":{"zoneName":"z","ownerRecordName":"o"},"recordChangeTag":"c","created":{"timestamp":1,"userRecordName":"u"},"modified":{"timestamp":2,"userRecordName":"v","deviceID":"d"},"deleted":false,"parent":{"recordName":"p"},"share":{"recordName":"s","zoneID":{"zoneName":"z"}},"shortGUID":"g","fields":{"f":{"value":"x","type":"STRING"}},"pluginFields":{"a":[1]},"extra":true}"#
+        let record = try RecordJSON.decodeRecord(text)
+        #expect(RecordJSON.encodedString(record) == text)
+        #expect(record.share?.zoneID?.zoneName == "z" && record.shortGUID == "g" && record.pluginFields == .object(["a": .array([.number(JSONNumber(text: "1"))])]))
     }
 }

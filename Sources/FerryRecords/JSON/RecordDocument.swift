@@ -156,6 +156,12 @@ private enum RecordKey: UInt16 {
     case recordName = 1, recordType = 2, zoneID = 4, fields = 8, pluginFields = 16, recordChangeTag = 32
     case created = 64, modified = 128, deleted = 256, parent = 512, share = 1024, shortGUID = 2048
 
+    /// The order Ferry writes them in (``RecordJSON/encode(_:into:)``).
+    static let canonicalOrder: [RecordKey] = [
+        .recordName, .recordType, .zoneID, .recordChangeTag, .created, .modified, .deleted, .parent, .share,
+        .shortGUID, .fields, .pluginFields,
+    ]
+
     @inline(__always)
     static func match(_ key: JSONKey) -> RecordKey? {
         switch key.raw?.count ?? key.decoded!.utf8.count {
@@ -178,27 +184,19 @@ extension JSONScanner {
         skipWhitespace()
         let objectStart = position
         try beginObject("a record object")
-        // The record's parts are decoded into locals and the record is built once at the end:
-        // a `Record` is several hundred bytes, and filling one in place had it moved and copied
-        // (retaining every string in it) several times per record.
-        var recordName = ""
-        var recordType: String?
-        var zoneID: ZoneID?
-        var fields: RecordFields?
-        var pluginFields: JSONValue?
-        var recordChangeTag: String?
-        var created: RecordStamp?
-        var modified: RecordStamp?
-        var deleted: Bool?
-        var parent: Reference?
-        var share: Reference?
-        var shortGUID: String?
-        var hasName = false
+        var parts = RecordParts()
         var seen: UInt16 = 0
         var unknown = JSONObject()
         var recordsOffset = -1
         var recordsIndex = 0
         var first = true
+        // Members in the order Ferry writes them (CloudKit's dictionaries mostly come so too)
+        // are matched as literals, each key tried once in turn; whatever does not fit that
+        // order (unknown keys, nulls, other orders) is left to the general loop below.
+        for known in RecordKey.canonicalOrder where matchMember(known, first: &first) {
+            seen |= known.rawValue
+            try decodeMember(known, into: &parts)
+        }
         while try nextMember(&first) {
             let key = try readKey()
             guard let known = RecordKey.match(key) else {
@@ -222,31 +220,12 @@ extension JSONScanner {
                 try readUnknown(key, into: &unknown)
                 continue
             }
-            switch known {
-            case .recordName: recordName = try readString(for: "recordName"); hasName = true
-            case .recordType: recordType = try readString(for: "recordType")
-            case .zoneID: zoneID = try decodeZoneID()
-            case .fields: fields = try decodeFields()
-            case .pluginFields: pluginFields = try readValue()
-            case .recordChangeTag: recordChangeTag = try readString(for: "recordChangeTag")
-            case .created:
-                if let selection, !selection.includesStamps { try skipValueStructure() } else { created = try decodeStamp() }
-            case .modified:
-                if let selection, !selection.includesStamps { try skipValueStructure() } else { modified = try decodeStamp() }
-            case .deleted:
-                skipWhitespace()
-                guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
-                    throw error(.wrongType, "expected true or false for \"deleted\", found \(describeCurrent())")
-                }
-                deleted = try readBool()
-            case .parent: parent = try decodeReference()
-            case .share: share = try decodeReference()
-            case .shortGUID: shortGUID = try readString(for: "shortGUID")
-            }
+            try decodeMember(known, into: &parts)
         }
         let objectEnd = position
 
         // A response: has a `records` array and is not itself a record.
+        let hasName = parts.hasName
         if recordsOffset >= 0 && !hasName {
             var sub = self
             sub.position = recordsOffset
@@ -299,10 +278,10 @@ extension JSONScanner {
         if !hasName || (seen & RecordKey.fields.rawValue == 0 && seen & RecordKey.recordType.rawValue == 0) {
             if let code = unknown["serverErrorCode"]?.stringValue {
                 var entry = JSONObject()
-                if hasName { entry.append(key: "recordName", value: .string(recordName)) }
+                if hasName { entry.append(key: "recordName", value: .string(parts.recordName)) }
                 entry.members.append(contentsOf: unknown.members)
                 return .recordError(RecordServerError(
-                    recordName: hasName ? recordName : nil, reason: unknown["reason"]?.stringValue,
+                    recordName: hasName ? parts.recordName : nil, reason: unknown["reason"]?.stringValue,
                     serverErrorCode: code, entry: entry))
             }
         }
@@ -311,10 +290,89 @@ extension JSONScanner {
         }
         _ = objectEnd
         return .record(Record(
-            recordName: recordName, recordType: recordType, zoneID: zoneID, fields: fields,
-            pluginFields: pluginFields, recordChangeTag: recordChangeTag, created: created, modified: modified,
-            deleted: deleted, parent: parent, share: share, shortGUID: shortGUID, unknownKeys: unknown))
+            recordName: parts.recordName, recordType: parts.recordType, zoneID: parts.zoneID, fields: parts.fields,
+            pluginFields: parts.pluginFields, recordChangeTag: parts.recordChangeTag, created: parts.created,
+            modified: parts.modified, deleted: parts.deleted, parent: parts.parent, share: parts.share,
+            shortGUID: parts.shortGUID, unknownKeys: unknown))
     }
+
+    /// Consumes `"key":` (after a comma unless `first`) if it is next and its value is not
+    /// `null` (nulls under known keys are kept as unknown members, by the general loop).
+    @inline(__always)
+    private mutating func matchMember(_ key: RecordKey, first: inout Bool) -> Bool {
+        let start = position
+        if !first {
+            guard current == UInt8(ascii: ",") else { return false }
+            position += 1
+        }
+        let matched = switch key {
+        case .recordName: matchLiteral(#""recordName":"#)
+        case .recordType: matchLiteral(#""recordType":"#)
+        case .zoneID: matchLiteral(#""zoneID":"#)
+        case .recordChangeTag: matchLiteral(#""recordChangeTag":"#)
+        case .created: matchLiteral(#""created":"#)
+        case .modified: matchLiteral(#""modified":"#)
+        case .deleted: matchLiteral(#""deleted":"#)
+        case .parent: matchLiteral(#""parent":"#)
+        case .share: matchLiteral(#""share":"#)
+        case .shortGUID: matchLiteral(#""shortGUID":"#)
+        case .fields: matchLiteral(#""fields":"#)
+        case .pluginFields: matchLiteral(#""pluginFields":"#)
+        }
+        guard matched, current != UInt8(ascii: "n") else {
+            position = start
+            return false
+        }
+        first = false
+        return true
+    }
+
+    /// Decodes the value of the known member `key` into `parts`.
+    private mutating func decodeMember(_ key: RecordKey, into parts: inout RecordParts) throws(RecordFormatError) {
+        switch key {
+        case .recordName:
+            parts.recordName = try readString(for: "recordName")
+            parts.hasName = true
+        case .recordType: parts.recordType = try readString(for: "recordType")
+        case .zoneID: parts.zoneID = try decodeZoneID()
+        case .fields: parts.fields = try decodeFields()
+        case .pluginFields: parts.pluginFields = try readValue()
+        case .recordChangeTag: parts.recordChangeTag = try readString(for: "recordChangeTag")
+        case .created:
+            if let selection, !selection.includesStamps { try skipValueStructure() } else { parts.created = try decodeStamp() }
+        case .modified:
+            if let selection, !selection.includesStamps { try skipValueStructure() } else { parts.modified = try decodeStamp() }
+        case .deleted:
+            skipWhitespace()
+            guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
+                throw error(.wrongType, "expected true or false for \"deleted\", found \(describeCurrent())")
+            }
+            parts.deleted = try readBool()
+        case .parent: parts.parent = try decodeReference()
+        case .share: parts.share = try decodeReference()
+        case .shortGUID: parts.shortGUID = try readString(for: "shortGUID")
+        }
+    }
+}
+
+/// A record's known members as they are decoded, before the record is built from them once: a
+/// `Record` is several hundred bytes, and filling one in place had it moved and copied
+/// (retaining every string in it) several times per record.
+private struct RecordParts {
+    var recordName = ""
+    /// Whether `recordName` was given (and not `null`).
+    var hasName = false
+    var recordType: String?
+    var zoneID: ZoneID?
+    var fields: RecordFields?
+    var pluginFields: JSONValue?
+    var recordChangeTag: String?
+    var created: RecordStamp?
+    var modified: RecordStamp?
+    var deleted: Bool?
+    var parent: Reference?
+    var share: Reference?
+    var shortGUID: String?
 }
 
 extension RecordJSON {
