@@ -2,7 +2,7 @@
 // Ferry's benchmarks: a separate package so the main build stays light.
 // Runs Ferry and the peer tools on the same data in the same run and prints medians and ratios.
 //
-//   swift build -c release                                   # the ferry binary, at the root
+//   swift build -c release --static-swift-stdlib             # the ferry binary, at the root
 //   swift build -c release --package-path Benchmarks         # ferry-bench and its helpers
 //   Benchmarks/.build/release/ferry-bench [TASK ...]         # or `all`
 import PackageDescription

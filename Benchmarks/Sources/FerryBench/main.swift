@@ -1,6 +1,6 @@
 // ferry-bench: times Ferry against the peer tools of ../shared/bench on the same data, same run.
 //
-//   swift build -c release                      # at the repository root: the ferry binary
+//   swift build -c release --static-swift-stdlib  # at the repository root: the ferry binary
 //   swift run -c release --package-path Benchmarks ferry-bench [TASK ...]
 //
 // Tasks (default: roundtrip rss): see `Bench.tasks` below; each lives in Tasks/<Name>.swift.
