@@ -80,6 +80,15 @@ package struct NDJSONLineDecoder: Sendable {
         return true
     }
 
+    /// Decodes `line` into `record`, replacing all of it, when it is a plain record dictionary
+    /// and no prefilter applies: the common line, read without building a record for it. Returns
+    /// `false` for any other line (a response, an error entry, an array, a bad line), which
+    /// ``decode(_:raw:_:)`` then reads; `record` then holds a mix of parts.
+    package func decodeRecord(_ line: UnsafeRawBufferPointer, into record: inout Record) -> Bool {
+        guard prefilter == nil else { return false }
+        return RecordJSON.decodeRecord(line, into: &record, configuration: configuration)
+    }
+
     /// Decodes `line` (without its newline and carriage return); `raw` is the line as read, which
     /// is what a rejects file receives for a whole-line reject.
     package func decode(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,

@@ -434,6 +434,26 @@ private final class ChunkJob: @unchecked Sendable {
         var out = JSONOutput(capacity: input.count + input.count / 8 + 64)
         var localIndex = 0
         var line = firstLine - 1
+        // Plain record lines are decoded into this one value, line after line (see
+        // ``NDJSONLineDecoder/decodeRecord(_:into:)``); other lines go through `decode`.
+        var reused = Record(recordName: "")
+        /// A decoded record: transformed, encoded, counted.
+        func take(_ record: inout Record, into out: inout JSONOutput) throws {
+            recordsRead += 1
+            if let transform {
+                do {
+                    guard try transform(&record) else { return }
+                } catch {
+                    events.append(Event(kind: .transformFailure(error), line: line, localIndex: localIndex,
+                                        recordsBefore: recordEnds.count))
+                    if failsFast { throw StopChunk() }
+                    return
+                }
+            }
+            RecordJSON.encode(record, into: &out)
+            out.append(0x0A)
+            recordEnds.append(out.count)
+        }
         input.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             var start = 0
@@ -459,24 +479,16 @@ private final class ChunkJob: @unchecked Sendable {
                 let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
                 var failed = false
                 do {
+                    if decoder.decodeRecord(content, into: &reused) {
+                        localIndex += 1
+                        try take(&reused, into: &out)
+                        continue
+                    }
                     try decoder.decode(content, raw: raw) { item in
                         localIndex += 1
                         switch consume item {
                         case .record(var record):
-                            recordsRead += 1
-                            if let transform {
-                                do {
-                                    guard try transform(&record) else { return }
-                                } catch {
-                                    events.append(Event(kind: .transformFailure(error), line: line, localIndex: localIndex,
-                                                        recordsBefore: recordEnds.count))
-                                    if failsFast { throw StopChunk() }
-                                    return
-                                }
-                            }
-                            RecordJSON.encode(record, into: &out)
-                            out.append(0x0A)
-                            recordEnds.append(out.count)
+                            try take(&record, into: &out)
                         case .dropped:
                             recordsRead += 1
                             recordsDropped += 1

@@ -272,3 +272,43 @@ struct RecordMemberOrderTests {
         #expect(record.share?.zoneID?.zoneName == "z" && record.shortGUID == "g" && record.pluginFields == .object(["a": .array([.number(JSONNumber(text: "1"))])]))
     }
 }
+
+/// Readers of record after record decode each plain record line into one reused value. Whatever
+/// the record before held, the value must end up equal to the record decoded afresh.
+@Suite("Decoding into a reused record")
+struct ReusedRecordTests {
+    static func decodeInto(_ text: String, _ record: inout Record) -> Bool {
+        Array(text.utf8).withUnsafeBytes { RecordJSON.decodeRecord($0, into: &record, configuration: .init()) }
+    }
+
+    @Test("Generated records decoded into one value equal the records decoded afresh", arguments: [11, 12])
+    func sequence(seed: Int) throws {
+        var generator = RecordGenerator(seed: UInt64(seed))
+        var texts = (0..<400).map { _ in RecordJSON.encodedString(generator.record()) }
+        // Full records, then bare ones: every member must be cleared when the next lacks it.
+        texts.insert(#"{"recordName":"full","recordType":"T","zoneID":{"zoneName":"z"},"recordChangeTag":"c","created":{"timestamp":1},"modified":{"timestamp":2},"deleted":true,"parent":{"recordName":"p"},"share":{"recordName":"s"},"shortGUID":"g","fields":{"f":{"value":1,"type":"INT64"}},"pluginFields":{},"x":1}"#, at: 10)
+        texts.insert(#"{"recordName":"bare"}"#, at: 11)
+        texts.insert(#"{"recordName":"nulls","recordType":null,"fields":null}"#, at: 12)
+        var reused = Record(recordName: "")
+        for text in texts {
+            #expect(Self.decodeInto(text, &reused), "\(text)")
+            #expect(reused == (try RecordJSON.decodeRecord(text)), "\(text)")
+        }
+    }
+
+    @Test("Anything but a plain record is left to the document decoder", arguments: [
+        #"{"records":[{"recordName":"a","fields":{}}],"continuationMarker":"m"}"#,
+        #"{"recordName":"a","serverErrorCode":"NOT_FOUND","reason":"gone"}"#,
+        #"{"recordName":"a","recordType":"T","records":[1]}"#,
+        #"{"recordType":"T","fields":{}}"#,
+        #"[{"recordName":"a"}]"#,
+        #"{"recordName":"a","fields":{"f":{"value":"x","type":"INT64"}}}"#,
+        #"{"recordName":"a"} trailing"#,
+        #"{"recordName":"a","recordName":"b"}"#,
+        "",
+    ])
+    func notPlain(text: String) {
+        var reused = Record(recordName: "before")
+        #expect(!Self.decodeInto(text, &reused))
+    }
+}

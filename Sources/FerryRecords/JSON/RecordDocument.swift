@@ -97,6 +97,23 @@ public enum RecordJSON {
         }
     }
 
+    /// Decodes one record dictionary into `record`, replacing all of it, without building a new
+    /// record: for readers that decode line after line into one value. Returns `false` when
+    /// `bytes` hold anything else (a response, an error entry, an array) or are invalid; the
+    /// caller then decodes them with ``decodeDocument(_:configuration:)``, which says what they
+    /// are or what is wrong, and `record` holds a mix of parts.
+    package static func decodeRecord(_ bytes: UnsafeRawBufferPointer, into record: inout Record,
+                                     configuration: Configuration) -> Bool {
+        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+        do {
+            guard try scanner.decodeRecord(into: &record) else { return false }
+            try scanner.expectEnd()
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Decodes one record dictionary from UTF-8 text.
     public static func decodeRecord(_ text: String, configuration: Configuration = .init()) throws(RecordFormatError) -> Record {
         let bytes = Array(text.utf8)
@@ -184,48 +201,15 @@ extension JSONScanner {
         skipWhitespace()
         let objectStart = position
         try beginObject("a record object")
-        var parts = RecordParts()
-        var seen: UInt16 = 0
-        var unknown = JSONObject()
-        var recordsOffset = -1
-        var recordsIndex = 0
-        var first = true
-        // Members in the order Ferry writes them (CloudKit's dictionaries mostly come so too)
-        // are matched as literals, each key tried once in turn; whatever does not fit that
-        // order (unknown keys, nulls, other orders) is left to the general loop below.
-        for known in RecordKey.canonicalOrder where matchMember(known, first: &first) {
-            seen |= known.rawValue
-            try decodeMember(known, into: &parts)
-        }
-        while try nextMember(&first) {
-            let key = try readKey()
-            guard let known = RecordKey.match(key) else {
-                if key.equals("records") {
-                    skipWhitespace()
-                    if current == UInt8(ascii: "[") {
-                        if recordsOffset >= 0 || unknown.contains(where: { $0.key == "records" }) { throw duplicate(key) }
-                        recordsOffset = position
-                        recordsIndex = unknown.count
-                        try skipValue()
-                        continue
-                    }
-                }
-                if recordsOffset >= 0 && key.equals("records") { throw duplicate(key) }
-                try readUnknown(key, into: &unknown)
-                continue
-            }
-            if seen & known.rawValue != 0 { throw duplicate(key) }
-            seen |= known.rawValue
-            if nextIsNull() {
-                try readUnknown(key, into: &unknown)
-                continue
-            }
-            try decodeMember(known, into: &parts)
-        }
+        var record = Record(recordName: "")
+        var members = RecordMembers()
+        try decodeMembers(into: &record, &members)
+        var unknown = members.unknown
+        let seen = members.seen, recordsOffset = members.recordsOffset, recordsIndex = members.recordsIndex
         let objectEnd = position
 
         // A response: has a `records` array and is not itself a record.
-        let hasName = parts.hasName
+        let hasName = members.decoded & RecordKey.recordName.rawValue != 0
         if recordsOffset >= 0 && !hasName {
             var sub = self
             sub.position = recordsOffset
@@ -278,10 +262,10 @@ extension JSONScanner {
         if !hasName || (seen & RecordKey.fields.rawValue == 0 && seen & RecordKey.recordType.rawValue == 0) {
             if let code = unknown["serverErrorCode"]?.stringValue {
                 var entry = JSONObject()
-                if hasName { entry.append(key: "recordName", value: .string(parts.recordName)) }
+                if hasName { entry.append(key: "recordName", value: .string(record.recordName)) }
                 entry.members.append(contentsOf: unknown.members)
                 return .recordError(RecordServerError(
-                    recordName: hasName ? parts.recordName : nil, reason: unknown["reason"]?.stringValue,
+                    recordName: hasName ? record.recordName : nil, reason: unknown["reason"]?.stringValue,
                     serverErrorCode: code, entry: entry))
             }
         }
@@ -289,11 +273,76 @@ extension JSONScanner {
             throw error(.missingKey, "expected key \"recordName\" in the record, found none", at: objectStart)
         }
         _ = objectEnd
-        return .record(Record(
-            recordName: parts.recordName, recordType: parts.recordType, zoneID: parts.zoneID, fields: parts.fields,
-            pluginFields: parts.pluginFields, recordChangeTag: parts.recordChangeTag, created: parts.created,
-            modified: parts.modified, deleted: parts.deleted, parent: parts.parent, share: parts.share,
-            shortGUID: parts.shortGUID, unknownKeys: unknown))
+        record.unknownKeys = unknown
+        return .record(record)
+    }
+
+    /// Decodes the record object at `position` into `record`, replacing all of it: for callers
+    /// that decode record after record into one value, so that no record is built, moved and
+    /// copied per line (a `Record` is several hundred bytes). Returns `false`, with `record`
+    /// holding a mix of parts, when the object is not a plain record (a response, an error
+    /// entry, no `recordName`, a `records` member): ``decodeDocument()`` reads those.
+    package mutating func decodeRecord(into record: inout Record) throws(RecordFormatError) -> Bool {
+        try beginObject("a record object")
+        var members = RecordMembers()
+        try decodeMembers(into: &record, &members)
+        let decoded = members.decoded
+        guard members.recordsOffset < 0, decoded & RecordKey.recordName.rawValue != 0 else { return false }
+        if members.seen & (RecordKey.fields.rawValue | RecordKey.recordType.rawValue) == 0,
+           members.unknown["serverErrorCode"]?.stringValue != nil {
+            return false
+        }
+        // What this record does not have, the one before may have had.
+        if decoded & RecordKey.recordType.rawValue == 0 { record.recordType = nil }
+        if decoded & RecordKey.zoneID.rawValue == 0 { record.zoneID = nil }
+        if decoded & RecordKey.fields.rawValue == 0 { record.fields = nil }
+        if decoded & RecordKey.pluginFields.rawValue == 0 { record.pluginFields = nil }
+        if decoded & RecordKey.recordChangeTag.rawValue == 0 { record.recordChangeTag = nil }
+        if decoded & RecordKey.created.rawValue == 0 { record.created = nil }
+        if decoded & RecordKey.modified.rawValue == 0 { record.modified = nil }
+        if decoded & RecordKey.deleted.rawValue == 0 { record.deleted = nil }
+        if decoded & RecordKey.parent.rawValue == 0 { record.parent = nil }
+        if decoded & RecordKey.share.rawValue == 0 { record.share = nil }
+        if decoded & RecordKey.shortGUID.rawValue == 0 { record.shortGUID = nil }
+        record.unknownKeys = members.unknown
+        return true
+    }
+
+    /// Reads the members of a record object (its `{` consumed) into `record` and `members`.
+    private mutating func decodeMembers(into record: inout Record, _ members: inout RecordMembers) throws(RecordFormatError) {
+        var first = true
+        // Members in the order Ferry writes them (CloudKit's dictionaries mostly come so too)
+        // are matched as literals, each key tried once in turn; whatever does not fit that
+        // order (unknown keys, nulls, other orders) is left to the general loop below.
+        for known in RecordKey.canonicalOrder where matchMember(known, first: &first) {
+            members.seen |= known.rawValue
+            try decodeMember(known, into: &record, &members.decoded)
+        }
+        while try nextMember(&first) {
+            let key = try readKey()
+            guard let known = RecordKey.match(key) else {
+                if key.equals("records") {
+                    skipWhitespace()
+                    if current == UInt8(ascii: "[") {
+                        if members.recordsOffset >= 0 || members.unknown.contains(where: { $0.key == "records" }) { throw duplicate(key) }
+                        members.recordsOffset = position
+                        members.recordsIndex = members.unknown.count
+                        try skipValue()
+                        continue
+                    }
+                }
+                if members.recordsOffset >= 0 && key.equals("records") { throw duplicate(key) }
+                try readUnknown(key, into: &members.unknown)
+                continue
+            }
+            if members.seen & known.rawValue != 0 { throw duplicate(key) }
+            members.seen |= known.rawValue
+            if nextIsNull() {
+                try readUnknown(key, into: &members.unknown)
+                continue
+            }
+            try decodeMember(known, into: &record, &members.decoded)
+        }
     }
 
     /// Consumes `"key":` (after a comma unless `first`) if it is next and its value is not
@@ -327,52 +376,46 @@ extension JSONScanner {
         return true
     }
 
-    /// Decodes the value of the known member `key` into `parts`.
-    private mutating func decodeMember(_ key: RecordKey, into parts: inout RecordParts) throws(RecordFormatError) {
+    /// Decodes the value of the known member `key` into `record`, and marks it `decoded`.
+    private mutating func decodeMember(_ key: RecordKey, into record: inout Record, _ decoded: inout UInt16) throws(RecordFormatError) {
+        decoded |= key.rawValue
         switch key {
         case .recordName:
-            parts.recordName = try readString(for: "recordName")
-            parts.hasName = true
-        case .recordType: parts.recordType = try readString(for: "recordType")
-        case .zoneID: parts.zoneID = try decodeZoneID()
-        case .fields: parts.fields = try decodeFields()
-        case .pluginFields: parts.pluginFields = try readValue()
-        case .recordChangeTag: parts.recordChangeTag = try readString(for: "recordChangeTag")
+            record.recordName = try readString(for: "recordName")
+        case .recordType: record.recordType = try readString(for: "recordType")
+        case .zoneID: record.zoneID = try decodeZoneID()
+        case .fields: record.fields = try decodeFields()
+        case .pluginFields: record.pluginFields = try readValue()
+        case .recordChangeTag: record.recordChangeTag = try readString(for: "recordChangeTag")
         case .created:
-            if let selection, !selection.includesStamps { try skipValueStructure() } else { parts.created = try decodeStamp() }
+            if let selection, !selection.includesStamps { try skipValueStructure() } else { record.created = try decodeStamp() }
         case .modified:
-            if let selection, !selection.includesStamps { try skipValueStructure() } else { parts.modified = try decodeStamp() }
+            if let selection, !selection.includesStamps { try skipValueStructure() } else { record.modified = try decodeStamp() }
         case .deleted:
             skipWhitespace()
             guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
                 throw error(.wrongType, "expected true or false for \"deleted\", found \(describeCurrent())")
             }
-            parts.deleted = try readBool()
-        case .parent: parts.parent = try decodeReference()
-        case .share: parts.share = try decodeReference()
-        case .shortGUID: parts.shortGUID = try readString(for: "shortGUID")
+            record.deleted = try readBool()
+        case .parent: record.parent = try decodeReference()
+        case .share: record.share = try decodeReference()
+        case .shortGUID: record.shortGUID = try readString(for: "shortGUID")
         }
     }
 }
 
-/// A record's known members as they are decoded, before the record is built from them once: a
-/// `Record` is several hundred bytes, and filling one in place had it moved and copied
-/// (retaining every string in it) several times per record.
-private struct RecordParts {
-    var recordName = ""
-    /// Whether `recordName` was given (and not `null`).
-    var hasName = false
-    var recordType: String?
-    var zoneID: ZoneID?
-    var fields: RecordFields?
-    var pluginFields: JSONValue?
-    var recordChangeTag: String?
-    var created: RecordStamp?
-    var modified: RecordStamp?
-    var deleted: Bool?
-    var parent: Reference?
-    var share: Reference?
-    var shortGUID: String?
+/// What the members of a record object held besides the record's own values.
+private struct RecordMembers {
+    /// The known keys present, `null` or not (a second one is a duplicate).
+    var seen: UInt16 = 0
+    /// The known keys decoded into the record (present and not `null`).
+    var decoded: UInt16 = 0
+    /// Unknown members, and known ones given as `null`, in order.
+    var unknown = JSONObject()
+    /// Where a `records` array starts (a response), or -1.
+    var recordsOffset = -1
+    /// How many unknown members came before `records`.
+    var recordsIndex = 0
 }
 
 extension RecordJSON {
