@@ -318,10 +318,11 @@ extension JSONScanner {
     @usableFromInline static var initialFieldCapacity: Int { 8 }
     @usableFromInline static var initialListCapacity: Int { 8 }
 
-    /// Decodes `fields`: an object of field dictionaries.
-    mutating func decodeFields() throws(RecordFormatError) -> RecordFields {
+    /// Decodes `fields`, an object of field dictionaries, into `fields`, replacing its entries
+    /// (and keeping its storage: a record decoded into a reused one needs no new array).
+    mutating func decodeFields(into fields: inout RecordFields) throws(RecordFormatError) {
         try beginObject("an object of fields")
-        var fields = RecordFields()
+        fields.entries.removeAll(keepingCapacity: true)
         // One allocation for the common record (growing from empty took four: 1, 2, 4, 8).
         fields.entries.reserveCapacity(Self.initialFieldCapacity)
         var first = true
@@ -337,14 +338,20 @@ extension JSONScanner {
             // Records have few fields; past 32 a set keeps duplicate detection linear. Lengths
             // first: most names differ in length, and comparing those costs a call each.
             if fields.entries.count < 32 {
+                // Read in place: iterating the array would copy each entry (retaining its strings).
                 let length = name.utf8.count
-                for entry in fields.entries where entry.name.utf8.count == length && entry.name == name { throw duplicate(key) }
+                let repeated = fields.entries.withUnsafeBufferPointer { entries in
+                    for index in entries.indices where entries[index].name.utf8.count == length && entries[index].name == name {
+                        return true
+                    }
+                    return false
+                }
+                if repeated { throw duplicate(key) }
             } else if fields.entries.contains(where: { $0.name == name }) {
                 throw duplicate(key)
             }
             fields.entries.append(RecordFields.Entry(name: name, field: try decodeField(named: name)))
         }
-        return fields
     }
 
     /// Decodes one field dictionary `{"value": …, "type": …}` in either key order.
@@ -391,12 +398,12 @@ extension JSONScanner {
             throw error(.missingKey, "expected key \"value\" in field \"\(name)\", found none", at: start)
         }
         _ = typeOffset
-        if let type, let value = speculated?.value(as: type) { return RecordField(value, type: type, unknownKeys: unknown) }
+        if let type, let value = speculated.take()?.value(as: type) { return RecordField(consume value, type: type, unknownKeys: unknown) }
         let after = position
         position = valueOffset
         let value = try decodeFieldValue(type: type, string: stringValue, number: numberValue, field: name)
         position = after
-        return RecordField(value, type: type, unknownKeys: unknown)
+        return RecordField(consume value, type: type, unknownKeys: unknown)
     }
 
     /// The fast path for the shape CloudKit and Ferry write, `{"value":…,"type":"TAG"}` without
@@ -431,13 +438,13 @@ extension JSONScanner {
         }
         position += 1
         depth -= 1
-        if let value = speculated?.value(as: type) { return RecordField(value, type: type) }
+        if let value = speculated.take()?.value(as: type) { return RecordField(consume value, type: type) }
         // Decode the value in place, now that its type is known, then come back.
         let after = position
         position = valueOffset
         let value = try decodeFieldValue(type: type, string: stringValue, number: numberValue, field: name)
         position = after
-        return RecordField(value, type: type)
+        return RecordField(consume value, type: type)
     }
 
     /// Decodes the composite value at `position` (a list or an object) before its field's type
@@ -679,8 +686,8 @@ enum SpeculatedValue {
 
     /// The value as a field of `type`, exactly as the typed decode would give it; `nil` when the
     /// type calls for a different decode (which then runs, and reports any mismatch).
-    func value(as type: FieldType) -> FieldValue? {
-        switch self {
+    consuming func value(as type: FieldType) -> FieldValue? {
+        switch consume self {
         case .strings(let items):
             guard type.isList else { return nil }
             switch type.kind {

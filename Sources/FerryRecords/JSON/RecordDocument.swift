@@ -384,7 +384,10 @@ extension JSONScanner {
             record.recordName = try readString(for: "recordName")
         case .recordType: record.recordType = try readString(for: "recordType")
         case .zoneID: record.zoneID = try decodeZoneID()
-        case .fields: record.fields = try decodeFields()
+        case .fields:
+            var fields = record.fields.take() ?? RecordFields()
+            try decodeFields(into: &fields)
+            record.fields = fields
         case .pluginFields: record.pluginFields = try readValue()
         case .recordChangeTag: record.recordChangeTag = try readString(for: "recordChangeTag")
         case .created:

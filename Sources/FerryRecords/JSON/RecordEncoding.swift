@@ -44,13 +44,14 @@ extension RecordJSON {
         }
         if let fields = record.fields {
             out.append(",\"fields\":{")
-            var first = true
-            for entry in fields.entries {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                out.appendString(entry.name)
-                out.append(UInt8(ascii: ":"))
-                encode(entry.field, into: &out)
+            // Read in place: iterating the array would copy each entry (retaining its strings).
+            fields.entries.withUnsafeBufferPointer { entries in
+                for index in entries.indices {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    out.appendString(entries[index].name)
+                    out.append(UInt8(ascii: ":"))
+                    encode(entries[index].field, into: &out)
+                }
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -85,11 +86,11 @@ extension RecordJSON {
         case .location(let l): encode(l, into: &out)
         case .list(let items):
             out.append(UInt8(ascii: "["))
-            var first = true
-            for item in items {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                encode(item, into: &out)
+            items.withUnsafeBufferPointer { items in
+                for index in items.indices {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    encode(items[index], into: &out)
+                }
             }
             out.append(UInt8(ascii: "]"))
         case .json(let j): out.appendValue(j)
