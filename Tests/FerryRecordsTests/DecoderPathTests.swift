@@ -255,6 +255,26 @@ struct RecordMemberOrderTests {
         #expect(RecordJSON.encodedString(record) == #"{"recordName":"r","zoneID":{"zoneName":"z"},"fields":{},"recordType":null}"#)
     }
 
+    @Test("Spaces around a member's value, and nulls after a space, read as without them")
+    func spacedValues() throws {
+        for text in [#"{"recordName":"r","recordType": null,"fields":{}}"#, #"{"recordType": null,"recordName":"r","fields":{}}"#,
+                     #"{"recordName":"r","recordType":  null ,"fields":{}}"#] {
+            let record = try RecordJSON.decodeRecord(text)
+            #expect(record.recordType == nil && record.unknownKeys["recordType"] == .null, "\(text)")
+        }
+        #expect(Self.failure(#"{"recordName": null,"recordType":"T","fields":{}}"#) == .missingKey)
+        let spaced = try RecordJSON.decodeRecord(#"{"recordName": "r","recordType": "T","zoneID": {"zoneName":"z"},"fields": {}}"#)
+        #expect(spaced.recordName == "r" && spaced.recordType == "T" && spaced.zoneID?.zoneName == "z" && spaced.fields?.isEmpty == true)
+    }
+
+    @Test("Field names equal as strings are duplicates, however few or many fields came before")
+    func canonicallyEqualNames() {
+        let pair = #""café":{"value":1,"type":"INT64"},"café":{"value":2,"type":"INT64"}"#
+        #expect(Self.failure(#"{"recordName":"r","fields":{\#(pair)}}"#) == .duplicateKey)
+        let many = (0..<40).map { #""f\#($0)":{"value":\#($0),"type":"INT64"}"# }.joined(separator: ",")
+        #expect(Self.failure(#"{"recordName":"r","fields":{\#(many),\#(pair)}}"#) == .duplicateKey)
+    }
+
     @Test("Members out of order and unknown members between them are all kept")
     func outOfOrder() throws {
         let record = try RecordJSON.decodeRecord(

@@ -111,6 +111,16 @@ struct IntegerParsingTests {
         #expect(try decoded(literal) == expected)
     }
 
+    @Test("Numbers that end the input, at every length, keep their text")
+    func atTheEnd() throws {
+        for length in 1...24 {
+            // 1234567890123…: no leading zero.
+            let digits = String("123456789012345678901234567890".prefix(length))
+            #expect(try JSONValue(parsing: digits) == .number(JSONNumber(text: digits)), "\(digits)")
+            #expect(try JSONValue(parsing: "-" + digits) == .number(JSONNumber(text: "-" + digits)))
+        }
+    }
+
     @Test("Past 64 bits, fractions and exponents are not integers", arguments: [
         "9223372036854775808", "-9223372036854775809", "18446744073709551616", "123456789012345678901234",
         "12345678.5", "123456789e2", "1234567812345678.0",

@@ -409,7 +409,7 @@ package struct JSONScanner {
             // Up to 19 digits cannot overflow 64 bits; count them without checks first, eight
             // at a time while eight are digits (a millisecond timestamp has 13).
             while digits <= 11 && i + 8 <= end {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
                 let high: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
                 guard word & high == threes, (word &+ 0x0606_0606_0606_0606) & high == threes else { break }
                 // Little-endian: the first digit is the lowest byte. Pairs, then fours, then eight.
@@ -601,7 +601,7 @@ package struct JSONScanner {
             var word: UInt64 = 0
             withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: expected, byteCount: n) }
             let mask: UInt64 = n == 0 ? 0 : ~0 >> (64 - 8 * UInt64(n))
-            if input.loadUnaligned(as: UInt64.self) & mask != word { return false }
+            if UInt64(littleEndian: input.loadUnaligned(as: UInt64.self)) & mask != UInt64(littleEndian: word) { return false }
         } else if memcmp(input, expected, n) != 0 {
             return false
         }

@@ -335,13 +335,11 @@ extension JSONScanner {
                 }
             }
             let name = key.string
-            // Records have few fields; past 32 a set keeps duplicate detection linear. Lengths
-            // first: most names differ in length, and comparing those costs a call each.
+            // Records have few fields; past 32 a set keeps duplicate detection linear.
             if fields.entries.count < 32 {
                 // Read in place: iterating the array would copy each entry (retaining its strings).
-                let length = name.utf8.count
                 let repeated = fields.entries.withUnsafeBufferPointer { entries in
-                    for index in entries.indices where entries[index].name.utf8.count == length && entries[index].name == name {
+                    for index in entries.indices where entries[index].name == name {
                         return true
                     }
                     return false

@@ -368,7 +368,7 @@ extension JSONScanner {
         case .fields: matchLiteral(#""fields":"#)
         case .pluginFields: matchLiteral(#""pluginFields":"#)
         }
-        guard matched, current != UInt8(ascii: "n") else {
+        guard matched, !nextIsNull() else {
             position = start
             return false
         }
@@ -391,9 +391,19 @@ extension JSONScanner {
         case .pluginFields: record.pluginFields = try readValue()
         case .recordChangeTag: record.recordChangeTag = try readString(for: "recordChangeTag")
         case .created:
-            if let selection, !selection.includesStamps { try skipValueStructure() } else { record.created = try decodeStamp() }
+            if let selection, !selection.includesStamps {
+                try skipValueStructure()
+                decoded &= ~key.rawValue
+            } else {
+                record.created = try decodeStamp()
+            }
         case .modified:
-            if let selection, !selection.includesStamps { try skipValueStructure() } else { record.modified = try decodeStamp() }
+            if let selection, !selection.includesStamps {
+                try skipValueStructure()
+                decoded &= ~key.rawValue
+            } else {
+                record.modified = try decodeStamp()
+            }
         case .deleted:
             skipWhitespace()
             guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
