@@ -111,6 +111,28 @@ struct IntegerParsingTests {
         #expect(try decoded(literal) == expected)
     }
 
+    @Test("Integers are written as their decimal text, at every length and on both sides of each power of ten")
+    func written() {
+        var values: [Int64] = [0, 1, -1, 9, 10, 11, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for _ in 0...18 {
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+            if power <= Int64.max / 10 { power *= 10 }
+        }
+        var random = SeededRandom(seed: 9)
+        for _ in 0..<20_000 {
+            let value = Int64.random(in: .min ... .max, using: &random)
+            values.append(value >> Int64.random(in: 0...63, using: &random))
+        }
+        for value in values {
+            var out = JSONOutput(capacity: 8)
+            out.appendInteger(value)
+            let text = String(decoding: out.bytes, as: UTF8.self)
+            #expect(text == String(value))
+            if text != String(value) { return }
+        }
+    }
+
     @Test("Numbers that end the input, at every length, keep their text")
     func atTheEnd() throws {
         for length in 1...24 {

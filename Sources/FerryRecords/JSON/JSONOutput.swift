@@ -117,17 +117,40 @@ public struct JSONOutput: ~Copyable {
         8081828384858687888990919293949596979899
         """
 
-    /// The number of decimal digits of `value` (at least 1).
+    /// The number of decimal digits of `value` (at least 1): estimated from its bit length
+    /// (1233/4096 is just above log10 2), then corrected by one comparison.
     @inlinable
     static func decimalDigits(_ value: UInt64) -> Int {
-        var count = 1
-        var threshold: UInt64 = 10
-        while count < 20 && value >= threshold {
-            count += 1
-            if count == 20 { break }
-            threshold &*= 10
+        let bits = 64 - (value | 1).leadingZeroBitCount
+        let estimate = (bits &* 1233) >> 12
+        return estimate + (value >= powerOfTen(estimate) ? 1 : 0)
+    }
+
+    /// 10 to the power `exponent` (0 through 19).
+    @inlinable
+    static func powerOfTen(_ exponent: Int) -> UInt64 {
+        switch exponent {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        case 9: 1_000_000_000
+        case 10: 10_000_000_000
+        case 11: 100_000_000_000
+        case 12: 1_000_000_000_000
+        case 13: 10_000_000_000_000
+        case 14: 100_000_000_000_000
+        case 15: 1_000_000_000_000_000
+        case 16: 10_000_000_000_000_000
+        case 17: 100_000_000_000_000_000
+        case 18: 1_000_000_000_000_000_000
+        default: 10_000_000_000_000_000_000
         }
-        return count
     }
 
     /// Appends the shortest text that reads back as exactly `value` (`null` for non-finite values,
