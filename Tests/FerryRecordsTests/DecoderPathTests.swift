@@ -96,8 +96,9 @@ struct DecoderPathTests {
 
 /// CloudKit writes a field's `value` before its `type`, so the decoder reads lists and objects
 /// before it knows their type, as their shape suggests (a list of strings, a reference, an asset,
-/// a location), and keeps the result only when the type agrees. Whatever it guessed, the field
-/// must decode, or fail, exactly as when the type comes first.
+/// a location), and keeps the result only when the type agrees; scalars are turned into values
+/// as soon as the type is read. Whatever it guessed, the field must decode, or fail, exactly as
+/// when the type comes first.
 @Suite("Composite values read before their type")
 struct SpeculativeDecodingTests {
     static let values = [
@@ -107,6 +108,9 @@ struct SpeculativeDecodingTests {
         #"{"recordName":"x","action":"NONE","extra":1}"#, #"{"recordName":5}"#, #"{"fileChecksum":"c","size":3,"downloadURL":"u"}"#,
         #"{"fileChecksum":"c","size":"big"}"#, #"{"latitude":1.5,"longitude":-2,"altitude":3}"#, #"{"latitude":1.5}"#,
         #"{"foo":1}"#, #"{}"#,
+        // Scalars, which the compact path turns into values as soon as the type is read.
+        #""text""#, #""é\t""#, #""""#, "0", "-0", "42", "-9223372036854775808", "9223372036854775808",
+        "12345678901234567890", "1.5", "-0.0", "1e3", "5e-324", "null", "true",
     ]
     static let types: [String?] = FieldType.allStandard.map(\.rawValue) + ["NUMBER_INT64", "CUSTOM_TAG", nil]
 

@@ -437,6 +437,23 @@ extension JSONScanner {
         position += 1
         depth -= 1
         if let value = speculated.take()?.value(as: type) { return RecordField(consume value, type: type) }
+        // The common scalars, exactly as decodeScalar would give them.
+        if !type.isList {
+            if let string = stringValue.take() {
+                switch type.kind {
+                case .string: return RecordField(.string(string), type: type)
+                case .bytes, .encryptedBytes: return RecordField(.bytes(string), type: type)
+                default: stringValue = string
+                }
+            } else if let number = numberValue {
+                switch type.kind {
+                case .int64: if let exact = number.exactInteger { return RecordField(.int64(exact), type: type) }
+                case .timestamp: if let exact = number.exactInteger { return RecordField(.timestamp(exact), type: type) }
+                case .double: return RecordField(.double(doubleValue(of: number)), type: type)
+                default: break
+                }
+            }
+        }
         // Decode the value in place, now that its type is known, then come back.
         let after = position
         position = valueOffset
