@@ -199,15 +199,21 @@ struct StringScanningTests {
         }
     }
 
+    /// A record whose name is `length` x's with `byte` at `offset`, and where the name starts.
+    static func record(naming length: Int, with byte: UInt8, at offset: Int) -> (bytes: [UInt8], start: Int) {
+        var bytes = Array(#"{"recordName":""#.utf8)
+        let start = bytes.count
+        bytes += Array(repeating: UInt8(ascii: "x"), count: length)
+        bytes[start + offset] = byte
+        bytes += Array(#""}"#.utf8)
+        return (bytes, start)
+    }
+
     @Test("A raw control character is rejected at its offset, wherever it falls")
     func controlCharacterOffsets() {
         for length in 1...40 {
             for offset in 0..<length {
-                var bytes = Array(#"{"recordName":""#.utf8)
-                let start = bytes.count
-                bytes += Array(repeating: UInt8(ascii: "x"), count: length)
-                bytes[start + offset] = 0x07
-                bytes += Array(#""}"#.utf8)
+                let (bytes, start) = Self.record(naming: length, with: 0x07, at: offset)
                 switch Self.decode(bytes) {
                 case .success: Issue.record("accepted a control character at \(offset) of \(length)")
                 case .failure(let error): #expect(error.byteOffset == start + offset, "\(offset) of \(length)")
@@ -220,11 +226,7 @@ struct StringScanningTests {
     func invalidUTF8Offsets() {
         for length in 1...40 {
             for offset in 0..<length {
-                var bytes = Array(#"{"recordName":""#.utf8)
-                let start = bytes.count
-                bytes += Array(repeating: UInt8(ascii: "x"), count: length)
-                bytes[start + offset] = 0xFF
-                bytes += Array(#""}"#.utf8)
+                let (bytes, start) = Self.record(naming: length, with: 0xFF, at: offset)
                 switch Self.decode(bytes) {
                 case .success: Issue.record("accepted invalid UTF-8 at \(offset) of \(length)")
                 case .failure(let error): #expect(error.code == .invalidUTF8 && error.byteOffset == start + offset, "\(offset) of \(length): \(error)")

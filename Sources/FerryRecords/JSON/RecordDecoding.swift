@@ -318,6 +318,16 @@ extension JSONScanner {
     @usableFromInline static var initialFieldCapacity: Int { 8 }
     @usableFromInline static var initialListCapacity: Int { 8 }
 
+    /// Enters a field's list (consumes `[`) and returns an array for its items, with room for
+    /// the common list unless the list is empty.
+    mutating func beginFieldList() throws(RecordFormatError) -> [FieldValue] {
+        try beginArray()
+        var items: [FieldValue] = []
+        skipWhitespace()
+        if current != UInt8(ascii: "]") { items.reserveCapacity(Self.initialListCapacity) }
+        return items
+    }
+
     /// Decodes `fields`, an object of field dictionaries, into `fields`, replacing its entries
     /// (and keeping its storage: a record decoded into a reused one needs no new array).
     mutating func decodeFields(into fields: inout RecordFields) throws(RecordFormatError) {
@@ -486,11 +496,8 @@ extension JSONScanner {
     private mutating func speculateCompositeValue() throws(RecordFormatError) -> SpeculatedValue? {
         switch current {
         case UInt8(ascii: "["):
-            try beginArray()
-            var items: [FieldValue] = []
+            var items = try beginFieldList()
             var first = true
-            skipWhitespace()
-            if current != UInt8(ascii: "]") { items.reserveCapacity(Self.initialListCapacity) }
             while try nextElement(&first) {
                 skipWhitespace()
                 switch current {
@@ -585,11 +592,8 @@ extension JSONScanner {
             guard current == UInt8(ascii: "[") else {
                 throw error(.wrongType, "expected a list for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
             }
-            try beginArray()
-            var items: [FieldValue] = []
+            var items = try beginFieldList()
             var first = true
-            skipWhitespace()
-            if current != UInt8(ascii: "]") { items.reserveCapacity(Self.initialListCapacity) }
             while try nextElement(&first) {
                 skipWhitespace()
                 if current == UInt8(ascii: "n") {
