@@ -116,3 +116,13 @@ struct RecordJSONTests {
         }
     }
 }
+
+@Suite("Field type tags")
+struct FieldTypeTagTests {
+    @Test("Each standard constant, spelled out by hand, is what its tag parses to")
+    func constantsMatchTheirTags() {
+        for type in FieldType.allStandard {
+            #expect(type == FieldType(rawValue: type.rawValue), "\(type)")
+        }
+    }
+}

@@ -524,19 +524,10 @@ extension JSONScanner {
         return try readOtherFieldType()
     }
 
-    /// Reads a tag ``matchStandardFieldType()`` did not match: escaped, unknown, or at the end.
+    /// Reads a tag ``matchStandardFieldType()`` did not match: escaped, or not a standard one.
     @inline(never)
     mutating func readOtherFieldType() throws(RecordFormatError) -> FieldType {
-        let start = position
-        let (stop, flags) = try scanStringBody()
-        if flags == 0 {
-            let count = stop - start - 1
-            if let known = FieldType.standard(matching: UnsafeBufferPointer(start: base + start + 1, count: count)) {
-                return known
-            }
-        }
-        position = start
-        return FieldType(rawValue: try readString())
+        FieldType(rawValue: try readString())
     }
 
     /// Matches a standard tag without escapes at `position` (its opening quote) as literals,
@@ -665,32 +656,6 @@ extension JSONScanner {
         guard current == UInt8(ascii: "{") else {
             throw error(.wrongType, "expected an object for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
         }
-    }
-}
-
-extension FieldType {
-    // Standard tags packed into three little-endian words for a comparison without allocation.
-    private static let table: [(UInt64, UInt64, UInt64, Int, FieldType)] = allStandard.map { type in
-        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        let bytes = Array(type.rawValue.utf8)
-        withUnsafeMutableBytes(of: &words) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        return (words.0, words.1, words.2, bytes.count, type)
-    }
-
-    /// The standard type whose tag is `bytes`, without allocating.
-    @usableFromInline
-    static func standard(matching bytes: UnsafeBufferPointer<UInt8>) -> FieldType? {
-        guard bytes.count <= 24, bytes.count > 0 else { return nil }
-        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &words) { raw in
-            raw.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        }
-        for entry in table where entry.3 == bytes.count && entry.0 == words.0 && entry.1 == words.1 && entry.2 == words.2 {
-            return entry.4
-        }
-        return nil
     }
 }
 

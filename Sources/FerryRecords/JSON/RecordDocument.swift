@@ -209,7 +209,7 @@ extension JSONScanner {
         let objectEnd = position
 
         // A response: has a `records` array and is not itself a record.
-        let hasName = members.decoded & RecordKey.recordName.rawValue != 0
+        let hasName = members.hasName
         if recordsOffset >= 0 && !hasName {
             var sub = self
             sub.position = recordsOffset
@@ -259,7 +259,7 @@ extension JSONScanner {
             unknown.members.insert(JSONObject.Member(key: "records", value: try sub.readValue()), at: recordsIndex)
         }
 
-        if !hasName || (seen & RecordKey.fields.rawValue == 0 && seen & RecordKey.recordType.rawValue == 0) {
+        if members.mayBeErrorEntry {
             if let code = unknown["serverErrorCode"]?.stringValue {
                 var entry = JSONObject()
                 if hasName { entry.append(key: "recordName", value: .string(record.recordName)) }
@@ -287,11 +287,8 @@ extension JSONScanner {
         var members = RecordMembers()
         try decodeMembers(into: &record, &members)
         let decoded = members.decoded
-        guard members.recordsOffset < 0, decoded & RecordKey.recordName.rawValue != 0 else { return false }
-        if members.seen & (RecordKey.fields.rawValue | RecordKey.recordType.rawValue) == 0,
-           members.unknown["serverErrorCode"]?.stringValue != nil {
-            return false
-        }
+        guard members.recordsOffset < 0, members.hasName else { return false }
+        if members.mayBeErrorEntry, members.unknown["serverErrorCode"]?.stringValue != nil { return false }
         // What this record does not have, the one before may have had.
         if decoded & RecordKey.recordType.rawValue == 0 { record.recordType = nil }
         if decoded & RecordKey.zoneID.rawValue == 0 { record.zoneID = nil }
@@ -429,6 +426,12 @@ private struct RecordMembers {
     var recordsOffset = -1
     /// How many unknown members came before `records`.
     var recordsIndex = 0
+
+    /// Whether `recordName` was given (and not `null`).
+    var hasName: Bool { decoded & RecordKey.recordName.rawValue != 0 }
+    /// Whether the object is a per-record error entry if it has a `serverErrorCode`: it has no
+    /// name, or neither `fields` nor `recordType`.
+    var mayBeErrorEntry: Bool { !hasName || seen & (RecordKey.fields.rawValue | RecordKey.recordType.rawValue) == 0 }
 }
 
 extension RecordJSON {
