@@ -387,17 +387,12 @@ extension JSONScanner {
             record.fields = fields
         case .pluginFields: record.pluginFields = try readValue()
         case .recordChangeTag: record.recordChangeTag = try readString(for: "recordChangeTag")
-        case .created:
+        case .created, .modified:
             if let selection, !selection.includesStamps {
                 try skipValueStructure()
                 decoded &= ~key.rawValue
-            } else {
+            } else if key == .created {
                 record.created = try decodeStamp()
-            }
-        case .modified:
-            if let selection, !selection.includesStamps {
-                try skipValueStructure()
-                decoded &= ~key.rawValue
             } else {
                 record.modified = try decodeStamp()
             }
