@@ -32,13 +32,20 @@ public final class NDJSONParallelConverter {
         public var maximumLineBytes: Int
         /// Deepest JSON nesting accepted.
         public var maximumDepth: Int
+        /// Whether a source that can be mapped (a regular file) is read in place rather than
+        /// copied in with `read`. Chunks are then cut from the mapping, and its pages are given
+        /// back behind the writer, so memory stays bounded as with `read`. A file truncated while
+        /// it is mapped raises `SIGBUS` (the CLI turns that into an error; see
+        /// ``TemporaryFiles``); one modified in place is reported by ``run()`` before it returns.
+        public var mapsInput: Bool
 
         public init(threads: Int = Processors.available, chunkSize: Int = 1 << 20,
-                    maximumLineBytes: Int = 64 << 20, maximumDepth: Int = 512) {
+                    maximumLineBytes: Int = 64 << 20, maximumDepth: Int = 512, mapsInput: Bool = true) {
             self.threads = max(1, threads)
             self.chunkSize = max(1 << 12, chunkSize)
             self.maximumLineBytes = maximumLineBytes
             self.maximumDepth = maximumDepth
+            self.mapsInput = mapsInput
         }
     }
 
@@ -95,6 +102,10 @@ public final class NDJSONParallelConverter {
     public var onProgress: ((Statistics) -> Void)?
 
     private var statistics = Statistics()
+    /// Input lines of the chunks written so far (chunks count their own lines, on the workers).
+    private var linesDone = 0
+    /// Where the pages of a mapped input already given back end.
+    private var releasedUpTo: UnsafeRawPointer?
     /// Input arrays of written chunks, kept for the next chunks: a fresh megabyte per chunk was
     /// given back to the system and faulted in again (on Linux, more system time than the copy
     /// it saves).
@@ -144,19 +155,42 @@ public final class NDJSONParallelConverter {
         var nextWorker = 0
         var inFlight: [ChunkJob] = []
         let maximumInFlight = 2 * configuration.threads
-        var carry: [UInt8] = []
-        // The first bytes of `carry` known to hold no newline: a line longer than a chunk is
-        // searched once, not again after every read (which would be quadratic).
-        var searched = 0
-        var lineNumber = 0
-        var isFirstChunk = true
-        var isEOF = false
-        var readBuffer = [UInt8](repeating: 0, count: configuration.chunkSize)
-        var stopped = false
         defer {
             // Let workers finish what they hold before the jobs are released.
             for job in inFlight { job.done.wait() }
         }
+        /// Hands `job` to the next worker, then writes what has finished, in order.
+        func submit(_ job: ChunkJob, _ stopped: inout Bool) throws {
+            let decoder = self.decoder, transform = self.transform, failsFast = !policy.skips
+            let maximumLineBytes = configuration.maximumLineBytes
+            workers[nextWorker].async {
+                job.process(decoder: decoder, transform: transform, failsFast: failsFast,
+                            maximumLineBytes: maximumLineBytes)
+            }
+            nextWorker = (nextWorker + 1) % workers.count
+            inFlight.append(job)
+            while inFlight.count >= maximumInFlight && !stopped {
+                try collect(inFlight.removeFirst(), &stopped)
+            }
+            // Write what has finished at the head without waiting.
+            while !stopped, let head = inFlight.first, head.done.wait(timeout: .now()) == .success {
+                head.done.signal() // `collect` waits again
+                try collect(inFlight.removeFirst(), &stopped)
+            }
+        }
+        func drainAll(_ stopped: inout Bool) throws { try drain(&inFlight, &stopped) }
+        if configuration.mapsInput, let mapped = source.mapRemaining(maximumSize: Int.max) {
+            try runMapped(mapped, submit: submit, drain: drainAll)
+            return statistics
+        }
+        var carry: [UInt8] = []
+        // The first bytes of `carry` known to hold no newline: a line longer than a chunk is
+        // searched once, not again after every read (which would be quadratic).
+        var searched = 0
+        var isFirstChunk = true
+        var isEOF = false
+        var readBuffer = [UInt8](repeating: 0, count: configuration.chunkSize)
+        var stopped = false
 
         while !stopped {
             // Fill `carry` to a chunk's worth of bytes (or the end of the input).
@@ -177,8 +211,7 @@ public final class NDJSONParallelConverter {
                     searched = 0
                     try drain(&inFlight, &stopped)
                     if stopped { break }
-                    lineNumber += 1
-                    try rejectOversizedLine(&carry, &isEOF, lineNumber: lineNumber, readBuffer: &readBuffer)
+                    try rejectOversizedLine(&carry, &isEOF, readBuffer: &readBuffer)
                     continue
                 }
                 let n = try readBuffer.withUnsafeMutableBytes { try source.read(into: $0) }
@@ -196,28 +229,67 @@ public final class NDJSONParallelConverter {
                 input.removeSubrange(cut...)
             }
             searched = 0
-            let job = ChunkJob(input: input, firstLine: lineNumber + 1, stripsByteOrderMark: isFirstChunk)
-            lineNumber += job.lineCount
+            try submit(ChunkJob(input: .array(input), stripsByteOrderMark: isFirstChunk), &stopped)
             isFirstChunk = false
-            let decoder = self.decoder, transform = self.transform, failsFast = !policy.skips
-            let maximumLineBytes = configuration.maximumLineBytes
-            workers[nextWorker].async {
-                job.process(decoder: decoder, transform: transform, failsFast: failsFast,
-                            maximumLineBytes: maximumLineBytes)
-            }
-            nextWorker = (nextWorker + 1) % workers.count
-            inFlight.append(job)
-            while inFlight.count >= maximumInFlight && !stopped {
-                try collect(inFlight.removeFirst(), &stopped)
-            }
-            // Write what has finished at the head without waiting.
-            while !stopped, let head = inFlight.first, head.done.wait(timeout: .now()) == .success {
-                head.done.signal() // `collect` waits again
-                try collect(inFlight.removeFirst(), &stopped)
-            }
         }
         try drain(&inFlight, &stopped)
         return statistics
+    }
+
+    /// ``run()`` on a mapped input: chunks of whole lines are cut from the mapping in place (no
+    /// copy into the process), and the pages of each chunk are given back once it is written.
+    private func runMapped(_ mapped: MappedInput, submit: (ChunkJob, inout Bool) throws -> Void,
+                           drain: (inout Bool) throws -> Void) throws {
+        let bytes = mapped.bytes
+        guard let base = bytes.baseAddress else { return }
+        let total = bytes.count
+        let chunkSize = configuration.chunkSize, maximumLineBytes = configuration.maximumLineBytes
+        releasedUpTo = base
+        var offset = 0
+        var stopped = false
+        while offset < total && !stopped {
+            var cut = min(offset + chunkSize, total)
+            if cut < total {
+                // Back to the chunk's last newline; past a line longer than a chunk, on to its end.
+                var back = cut
+                while back > offset && base.load(fromByteOffset: back - 1, as: UInt8.self) != 0x0A { back -= 1 }
+                if back > offset {
+                    cut = back
+                } else {
+                    // The line's end, if it is within the limit (it may already be past it).
+                    let searchEnd = min(offset + maximumLineBytes + 1, total)
+                    if searchEnd > cut, let newline = memchr(base + cut, 0x0A, searchEnd - cut) {
+                        cut = UnsafeRawPointer(newline) - base + 1
+                    } else if searchEnd == total {
+                        cut = total
+                    } else {
+                        try drain(&stopped)
+                        if stopped { break }
+                        offset = try rejectOversizedLine(mapped, from: offset)
+                        continue
+                    }
+                }
+            }
+            let chunk = UnsafeRawBufferPointer(start: base + offset, count: cut - offset)
+            statistics.bytesRead += chunk.count
+            try submit(ChunkJob(input: .mapped(chunk, mapped.file), stripsByteOrderMark: offset == 0), &stopped)
+            offset = cut
+        }
+        try drain(&stopped)
+        try mapped.file.checkUnchanged()
+    }
+
+    /// Gives back the pages of a mapped input before `end` (written, never read again), so that
+    /// they no longer count towards the process's memory. They stay in the page cache.
+    private func releaseMapped(upTo end: UnsafeRawPointer) {
+        #if os(Linux)
+        guard let start = releasedUpTo else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let from = Int(bitPattern: start) & ~(page - 1), to = Int(bitPattern: end) & ~(page - 1)
+        guard to > from else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED)
+        releasedUpTo = UnsafeRawPointer(bitPattern: to)
+        #endif
     }
 
     /// Reads into `carry` until it holds `size` bytes or the input ends: straight into an array
@@ -273,7 +345,7 @@ public final class NDJSONParallelConverter {
             switch event.kind {
             case .reject(var error, let raw):
                 error.source = source.name
-                error.line = event.line
+                error.line = linesDone + event.line
                 error.recordIndex = base + event.localIndex
                 switch policy {
                 case .fail:
@@ -284,7 +356,7 @@ public final class NDJSONParallelConverter {
                     onReject?(error)
                 }
             case .transformFailure(let underlying):
-                let failure = TransformFailure(source: source.name, line: event.line,
+                let failure = TransformFailure(source: source.name, line: linesDone + event.line,
                                                recordIndex: base + event.localIndex, underlying: underlying)
                 statistics.transformFailures += 1
                 if !policy.skips { throw failure }
@@ -292,17 +364,21 @@ public final class NDJSONParallelConverter {
             case .oversizedLine:
                 let error = RecordFormatError(
                     .tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
-                    byteOffset: 0, source: source.name, line: event.line, column: 1, recordIndex: base + event.localIndex)
+                    byteOffset: 0, source: source.name, line: linesDone + event.line, column: 1, recordIndex: base + event.localIndex)
                 guard case .skip(let rejects) = policy else { throw error }
                 statistics.rejected += 1
-                try rejects?.write(job.rawLine(event.line))
+                try job.writeRawLine(event.line, to: rejects)
                 onReject?(error)
             }
         }
         try writeOutput(job, upTo: job.recordEnds.count, written: &written, recordsWritten: &recordsWritten, &stopped)
         statistics.recordsRead += job.recordsRead
         statistics.recordsDropped += job.recordsDropped
-        if spareInputs.count < 2 { spareInputs.append(job.takeInput()) }
+        linesDone += job.lineCount
+        switch job.takeInput() {
+        case .array(let input): if spareInputs.count < 2 { spareInputs.append(input) }
+        case .mapped(let chunk, _): releaseMapped(upTo: chunk.baseAddress! + chunk.count)
+        }
         onProgress?(statistics)
     }
 
@@ -327,17 +403,47 @@ public final class NDJSONParallelConverter {
         recordsWritten = upTo
     }
 
-    /// A line longer than the limit, found by the reading thread: fail, or stream it to the
-    /// rejects file without holding it.
-    private func rejectOversizedLine(_ carry: inout [UInt8], _ isEOF: inout Bool, lineNumber: Int,
-                                     readBuffer: inout [UInt8]) throws {
+    /// A line longer than the limit, found by the reading thread once every chunk before it is
+    /// written: throws under ``RecordErrorPolicy/fail``; otherwise counts and reports it and
+    /// returns where it goes (the caller streams it there without holding it).
+    private func rejectOversizedLine() throws -> ByteSink? {
+        linesDone += 1
         let error = RecordFormatError(
             .tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
-            byteOffset: 0, source: source.name, line: lineNumber, column: 1,
+            byteOffset: 0, source: source.name, line: linesDone, column: 1,
             recordIndex: statistics.recordsRead + statistics.rejected + 1)
         guard case .skip(let rejects) = policy else { throw error }
         statistics.rejected += 1
         onReject?(error)
+        return rejects
+    }
+
+    /// The line longer than the limit that starts at `offset` of a mapped input: rejected as
+    /// ``rejectOversizedLine()`` says, streamed to the rejects file a chunk at a time, its pages
+    /// given back behind. Returns the offset after it.
+    private func rejectOversizedLine(_ mapped: MappedInput, from offset: Int) throws -> Int {
+        let rejects = try rejectOversizedLine()
+        let base = mapped.bytes.baseAddress!, total = mapped.bytes.count
+        var start = offset
+        while start < total {
+            let piece = min(configuration.chunkSize, total - start)
+            let newline = memchr(base + start, 0x0A, piece).map { UnsafeRawPointer($0) - base }
+            let end = newline.map { $0 + 1 } ?? start + piece
+            statistics.bytesRead += end - start
+            try rejects?.write(UnsafeRawBufferPointer(start: base + start, count: end - start))
+            releaseMapped(upTo: base + end)
+            start = end
+            if newline != nil { return start }
+        }
+        try rejects?.write([0x0A])
+        return start
+    }
+
+    /// A line longer than the limit, found by the reading thread: fail, or stream it to the
+    /// rejects file without holding it.
+    private func rejectOversizedLine(_ carry: inout [UInt8], _ isEOF: inout Bool,
+                                     readBuffer: inout [UInt8]) throws {
+        let rejects = try rejectOversizedLine()
         while true {
             if let newline = carry.firstIndex(of: 0x0A) {
                 try rejects?.write(Array(carry[...newline]))
@@ -381,9 +487,15 @@ private final class ChunkJob: @unchecked Sendable {
         var recordsBefore: Int
     }
 
-    private(set) var input: [UInt8]
-    let firstLine: Int
-    let lineCount: Int
+    /// A chunk's bytes: read into an array, or a piece of a mapped input (kept mapped by `file`).
+    enum Input {
+        case array([UInt8])
+        case mapped(UnsafeRawBufferPointer, MappedFile)
+    }
+
+    private(set) var input: Input
+    /// Lines of the chunk, counted by the worker (all of them, unless it stopped at a failure).
+    private(set) var lineCount = 0
     let stripsByteOrderMark: Bool
     let done = DispatchSemaphore(value: 0)
     var output = JSONOutput(capacity: 64)
@@ -393,47 +505,57 @@ private final class ChunkJob: @unchecked Sendable {
     var recordsRead = 0
     var recordsDropped = 0
 
-    init(input: [UInt8], firstLine: Int, stripsByteOrderMark: Bool) {
+    init(input: Input, stripsByteOrderMark: Bool) {
         self.input = input
-        self.firstLine = firstLine
         self.stripsByteOrderMark = stripsByteOrderMark
-        var count = 0
-        input.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count, let hit = memchr(bytes.baseAddress! + offset, 0x0A, bytes.count - offset) {
-                count += 1
-                offset = UnsafeRawPointer(hit) - bytes.baseAddress! + 1
+    }
+
+    /// Gives the input away once the chunk is written: an array for reuse, or the piece of the
+    /// mapping, for its pages to be given back.
+    func takeInput() -> Input {
+        defer { input = .array([]) }
+        return input
+    }
+
+    /// Calls `body` with the chunk's bytes.
+    func withInput<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        switch input {
+        case .array(let bytes): try bytes.withUnsafeBytes(body)
+        case .mapped(let bytes, let file): try withExtendedLifetime(file) { try body(bytes) }
+        }
+    }
+
+    /// Writes line `line` (1-based in the chunk) to `sink`, with a newline.
+    func writeRawLine(_ line: Int, to sink: ByteSink?) throws {
+        guard let sink else { return }
+        try withInput { bytes in
+            var current = 1
+            var start = 0
+            while start < bytes.count {
+                let newline = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - bytes.baseAddress! }
+                if current == line {
+                    guard let newline else { break }
+                    return try sink.write(UnsafeRawBufferPointer(rebasing: bytes[start...newline]))
+                }
+                guard let newline else { return }
+                current += 1
+                start = newline + 1
             }
-            if offset < bytes.count { count += 1 } // a last line without a newline
+            if current == line {
+                try sink.write(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+                try sink.write([0x0A])
+            }
         }
-        lineCount = count
-    }
-
-    /// Gives the input's array away, once the chunk is written, for reuse.
-    func takeInput() -> [UInt8] {
-        var taken: [UInt8] = []
-        swap(&taken, &input)
-        return taken
-    }
-
-    /// The bytes of input line `line` (1-based in the input), with its newline.
-    func rawLine(_ line: Int) -> [UInt8] {
-        var current = firstLine
-        var start = 0
-        for (index, byte) in input.enumerated() where byte == 0x0A {
-            if current == line { return Array(input[start...index]) }
-            current += 1
-            start = index + 1
-        }
-        return Array(input[start...]) + [0x0A]
     }
 
     func process(decoder: NDJSONLineDecoder, transform: NDJSONParallelConverter.Transform?, failsFast: Bool,
                  maximumLineBytes: Int) {
         defer { done.signal() }
-        var out = JSONOutput(capacity: input.count + input.count / 8 + 64)
+        let inputCount = withInput { $0.count }
+        var out = JSONOutput(capacity: inputCount + inputCount / 8 + 64)
         var localIndex = 0
-        var line = firstLine - 1
+        var line = 0
+        defer { lineCount = line }
         // Plain record lines are decoded into this one value, line after line (see
         // ``NDJSONLineDecoder/decodeRecord(_:into:)``); other lines go through `decode`.
         var reused = Record(recordName: "")
@@ -454,7 +576,7 @@ private final class ChunkJob: @unchecked Sendable {
             out.append(0x0A)
             recordEnds.append(out.count)
         }
-        input.withUnsafeBytes { bytes in
+        withInput { bytes in
             guard let base = bytes.baseAddress else { return }
             var start = 0
             while start < bytes.count {
@@ -464,7 +586,7 @@ private final class ChunkJob: @unchecked Sendable {
                 var contentStart = start, contentEnd = newline
                 defer { start = rawEnd }
                 if contentEnd > contentStart && bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-                if line == firstLine && stripsByteOrderMark && contentEnd - contentStart >= 3
+                if line == 1 && stripsByteOrderMark && contentEnd - contentStart >= 3
                     && bytes[contentStart] == 0xEF && bytes[contentStart + 1] == 0xBB && bytes[contentStart + 2] == 0xBF {
                     contentStart += 3
                 }

@@ -4,6 +4,12 @@ import FerryRecords
 import FerryTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What a conversion produced: output, rejects, the reports, and the error that stopped it.
 struct ConversionResult: Equatable {
     var output: [UInt8]
@@ -69,14 +75,17 @@ func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefil
     return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: nil)
 }
 
-/// The parallel converter on the same input.
+/// The parallel converter on the same input: read in pieces from memory, or (`mapped`) from a
+/// file it maps, named "input" either way.
 func convertInParallel(_ input: [UInt8], skip: Bool, threads: Int, chunkSize: Int, limit: Int? = nil,
                        prefilter: NDJSONPrefilter? = nil, transform: NDJSONParallelConverter.Transform? = nil,
-                       maximumLineBytes: Int = 4000) -> ConversionResult {
+                       maximumLineBytes: Int = 4000, mapped: Bool = false) throws -> ConversionResult {
     let output = MemorySink(), rejects = MemorySink()
     var reports: [String] = []
+    let source: any ByteSource = mapped ? try MappedTestSource(input) : MemorySource(input, name: "input", chunkSize: 1000)
+    #expect((source.mapRemaining(maximumSize: .max) != nil) == (mapped && !input.isEmpty))
     let converter = NDJSONParallelConverter(
-        source: MemorySource(input, name: "input", chunkSize: 1000), sink: output, policy: skip ? .skip(rejects: rejects) : .fail,
+        source: source, sink: output, policy: skip ? .skip(rejects: rejects) : .fail,
         prefilter: prefilter, transform: transform,
         configuration: .init(threads: threads, chunkSize: chunkSize, maximumLineBytes: maximumLineBytes))
     converter.limit = limit
@@ -88,6 +97,28 @@ func convertInParallel(_ input: [UInt8], skip: Bool, threads: Int, chunkSize: In
         return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: "\(error)")
     }
     return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: nil)
+}
+
+/// A temporary file holding `bytes`, read (and mapped) under the name "input".
+final class MappedTestSource: ByteSource {
+    let name = "input"
+    let path: String
+    private let file: InputFile
+
+    init(_ bytes: [UInt8]) throws {
+        var template = Array("/tmp/ferry-test-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        path = directory + "/input.ndjson"
+        let output = try OutputFile(path: path)
+        try output.write(bytes)
+        try output.commit()
+        file = try InputFile(path: path)
+    }
+
+    deinit { try? FileSystem.remove(path) }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try file.read(into: buffer) }
+    func mapRemaining(maximumSize: Int) -> MappedInput? { file.mapRemaining(maximumSize: maximumSize) }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
@@ -150,9 +181,11 @@ struct ParallelConverterTests {
         #expect(expected.failure == nil)
         for threads in [1, 2, 3] {
             for chunk in [4096, 5000, 65536] {
-                let result = convertInParallel(input, skip: true, threads: threads, chunkSize: chunk)
-                let difference = result.difference(from: expected)
-                #expect(difference == nil, "threads \(threads), chunk \(chunk): \(difference ?? "")")
+                for mapped in [false, true] {
+                    let result = try convertInParallel(input, skip: true, threads: threads, chunkSize: chunk, mapped: mapped)
+                    let difference = result.difference(from: expected)
+                    #expect(difference == nil, "threads \(threads), chunk \(chunk), mapped \(mapped): \(difference ?? "")")
+                }
             }
         }
     }
@@ -171,11 +204,20 @@ struct ParallelConverterTests {
             #expect(expected.reports.contains { $0.contains("at most 30000 bytes") })
             for threads in [1, 2] {
                 for chunk in [4096, 8192] {
-                    let result = convertInParallel(input, skip: true, threads: threads, chunkSize: chunk,
-                                                   maximumLineBytes: 30_000)
-                    let difference = result.difference(from: expected)
-                    #expect(difference == nil, "threads \(threads), chunk \(chunk): \(difference ?? "")")
+                    for mapped in [false, true] {
+                        let result = try convertInParallel(input, skip: true, threads: threads, chunkSize: chunk,
+                                                           maximumLineBytes: 30_000, mapped: mapped)
+                        let difference = result.difference(from: expected)
+                        #expect(difference == nil, "threads \(threads), chunk \(chunk), mapped \(mapped): \(difference ?? "")")
+                    }
                 }
+            }
+            // Under fail, the first line over the limit stops both, with the same message.
+            let failure = convertSequentially(input, skip: false, maximumLineBytes: 30_000).failure
+            for mapped in [false, true] {
+                let result = try convertInParallel(input, skip: false, threads: 2, chunkSize: 4096, maximumLineBytes: 30_000,
+                                                   mapped: mapped)
+                #expect(result.failure == failure, "mapped \(mapped)")
             }
         }
     }
@@ -186,7 +228,7 @@ struct ParallelConverterTests {
         let expected = convertSequentially(input, skip: false)
         #expect(expected.failure != nil)
         for threads in [1, 2, 4] {
-            let result = convertInParallel(input, skip: false, threads: threads, chunkSize: 4096)
+            let result = try convertInParallel(input, skip: false, threads: threads, chunkSize: 4096, mapped: threads == 2)
             #expect(result.failure == expected.failure, "threads \(threads)")
             // Output before the failure is discarded by callers (atomic output); it must be a prefix.
             #expect(expected.output.starts(with: result.output) || result.output.starts(with: expected.output),
@@ -199,8 +241,10 @@ struct ParallelConverterTests {
         var generator = RecordGenerator(seed: 3)
         let input = generator.ndjson(count: 400)
         let expected = convertSequentially(input, skip: true, limit: limit)
-        let result = convertInParallel(input, skip: true, threads: 3, chunkSize: 4096, limit: limit)
-        #expect(result.difference(from: expected) == nil)
+        for mapped in [false, true] {
+            let result = try convertInParallel(input, skip: true, threads: 3, chunkSize: 4096, limit: limit, mapped: mapped)
+            #expect(result.difference(from: expected) == nil, "mapped \(mapped)")
+        }
     }
 
     @Test("Transforms, prefilters and transform failures behave as in the sequential reader")
@@ -215,11 +259,36 @@ struct ParallelConverterTests {
         let prefilter = NDJSONPrefilter(mightMatch: { line in line.count % 2 == 0 })
         let expected = convertSequentially(input, skip: true, prefilter: prefilter, transform: transform)
         for threads in [1, 2] {
-            let result = convertInParallel(input, skip: true, threads: threads, chunkSize: 4096, prefilter: prefilter,
-                                           transform: transform)
+            let result = try convertInParallel(input, skip: true, threads: threads, chunkSize: 4096, prefilter: prefilter,
+                                               transform: transform, mapped: threads == 2)
             let difference = result.difference(from: expected)
             #expect(difference == nil, "threads \(threads): \(difference ?? "")")
         }
+    }
+
+    @Test("A mapped input modified in place while it is converted fails the run")
+    func mappedInputModified() throws {
+        var generator = RecordGenerator(seed: 8)
+        let input = generator.ndjson(count: 200)
+        let source = try MappedTestSource(input)
+        let converter = NDJSONParallelConverter(source: source, sink: MemorySink(),
+                                                configuration: .init(threads: 1, chunkSize: 4096))
+        var rewritten = false
+        converter.onProgress = { _ in
+            guard !rewritten else { return }
+            rewritten = true
+            // Rewrite the first byte and grow the file by one: not a plain append.
+            let fd = open(source.path, O_WRONLY)
+            _ = pwrite(fd, "[", 1, 0)
+            _ = pwrite(fd, "\n", 1, off_t(input.count))
+            close(fd)
+        }
+        #expect(throws: FerryIOError.self) { try converter.run() }
+        #expect(rewritten)
+        // Unchanged, the same file converts.
+        let again = NDJSONParallelConverter(source: try MappedTestSource(input), sink: MemorySink(),
+                                            configuration: .init(threads: 1, chunkSize: 4096))
+        #expect(try again.run().recordsWritten == 200)
     }
 
     @Test("Pretty-printed or blank-first inputs are left to the sequential reader")
