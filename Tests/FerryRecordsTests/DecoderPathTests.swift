@@ -281,6 +281,51 @@ struct RecordMemberOrderTests {
         #expect(Self.failure(#"{"recordName":"r","fields":{\#(many),\#(pair)}}"#) == .duplicateKey)
     }
 
+    @Test("Plain ASCII field names of every length repeat exactly when their bytes do, before and past sixteen fields")
+    func plainNames() throws {
+        func field(_ name: String, _ value: Int) -> String { #""\#(name)":{"value":\#(value),"type":"INT64"}"# }
+        func record(_ names: [String]) -> String {
+            #"{"recordName":"r","fields":{"# + names.enumerated().map { field($0.element, $0.offset) }.joined(separator: ",") + "}}"
+        }
+        for length in 1...20 {
+            let name = String(decoding: (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }, as: UTF8.self)
+            // The same length, one byte different: first, middle, last.
+            let variants = Set([0, length / 2, length - 1]).sorted().map { position in
+                var bytes = Array(name.utf8)
+                bytes[position] = UInt8(ascii: "Z")
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            for before in [0, 3, 15, 16, 20] {
+                let fillers = (0..<before).map { "F\($0)" }
+                let distinct = fillers + [name] + variants
+                let decoded = try RecordJSON.decodeRecord(record(distinct))
+                #expect(decoded.fields?.entries.map(\.name) == distinct, "length \(length), \(before) before")
+                #expect(Self.failure(record(distinct + [name])) == .duplicateKey, "length \(length), \(before) before")
+                #expect(Self.failure(record(fillers + [name, name])) == .duplicateKey, "length \(length), \(before) before")
+                if let last = variants.last {
+                    #expect(Self.failure(record(distinct + [last])) == .duplicateKey, "length \(length), \(before) before")
+                }
+            }
+        }
+        // A filler repeated past the sixteenth name, once names are compared as strings.
+        let many = (0..<20).map { "F\($0)" }
+        #expect(Self.failure(record(many + ["F3"])) == .duplicateKey)
+        #expect(Self.failure(record(many + ["F19"])) == .duplicateKey)
+    }
+
+    @Test("A plain name and a canonically equal one are duplicates in either order, escaped or not")
+    func plainAndCanonicalNames() {
+        let kelvin = "\u{212A}" // KELVIN SIGN, canonically equivalent to "K"
+        for (first, second) in [("K", kelvin), (kelvin, "K"), ("K", #"\u004B"#), (#"\u004B"#, "K"), ("xK", "x" + kelvin)] {
+            for before in [0, 2, 17] {
+                let fillers = (0..<before).map { #""f\#($0)":{"value":1}"# }
+                let text = #"{"recordName":"r","fields":{"# + (fillers + [#""\#(first)":{"value":1}"#, #""\#(second)":{"value":2}"#])
+                    .joined(separator: ",") + "}}"
+                #expect(Self.failure(text) == .duplicateKey, "\(first) then \(second), \(before) before")
+            }
+        }
+    }
+
     @Test("Members out of order and unknown members between them are all kept")
     func outOfOrder() throws {
         let record = try RecordJSON.decodeRecord(
