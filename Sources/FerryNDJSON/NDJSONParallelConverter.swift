@@ -33,8 +33,9 @@ public final class NDJSONParallelConverter {
         /// Deepest JSON nesting accepted.
         public var maximumDepth: Int
         /// Whether a source that can be mapped (a regular file) is read in place rather than
-        /// copied in with `read`. Chunks are then cut from the mapping, and its pages are given
-        /// back behind the writer, so memory stays bounded as with `read`. A file truncated while
+        /// copied in with `read` (on Linux; elsewhere inputs are always read). Chunks are then cut
+        /// from the mapping, and its pages are given back behind the writer, so memory stays
+        /// bounded as with `read`. A file truncated while
         /// it is mapped raises `SIGBUS` (the CLI turns that into an error; see
         /// ``TemporaryFiles``); one modified in place is reported by ``run()`` before it returns.
         public var mapsInput: Bool
@@ -179,7 +180,7 @@ public final class NDJSONParallelConverter {
             }
         }
         func drainAll(_ stopped: inout Bool) throws { try drain(&inFlight, &stopped) }
-        if configuration.mapsInput, let mapped = source.mapRemaining(maximumSize: Int.max) {
+        if configuration.mapsInput, Self.releasesMappedPages, let mapped = source.mapRemaining(maximumSize: Int.max) {
             try runMapped(mapped, submit: submit, drain: drainAll)
             return statistics
         }
@@ -212,6 +213,7 @@ public final class NDJSONParallelConverter {
                     try drain(&inFlight, &stopped)
                     if stopped { break }
                     try rejectOversizedLine(&carry, &isEOF, readBuffer: &readBuffer)
+                    isFirstChunk = false // a byte order mark counts only at the start of the input
                     continue
                 }
                 let n = try readBuffer.withUnsafeMutableBytes { try source.read(into: $0) }
@@ -257,7 +259,7 @@ public final class NDJSONParallelConverter {
                     cut = back
                 } else {
                     // The line's end, if it is within the limit (it may already be past it).
-                    let searchEnd = min(offset + maximumLineBytes + 1, total)
+                    let searchEnd = total - offset > maximumLineBytes ? offset + maximumLineBytes + 1 : total
                     if searchEnd > cut, let newline = memchr(base + cut, 0x0A, searchEnd - cut) {
                         cut = UnsafeRawPointer(newline) - base + 1
                     } else if searchEnd == total {
@@ -278,6 +280,14 @@ public final class NDJSONParallelConverter {
         try drain(&stopped)
         try mapped.file.checkUnchanged()
     }
+
+    /// Whether pages of a mapped input can be given back as it is read (Linux's `MADV_DONTNEED`);
+    /// elsewhere inputs are read with `read`, so that memory stays bounded.
+    #if os(Linux)
+    static let releasesMappedPages = true
+    #else
+    static let releasesMappedPages = false
+    #endif
 
     /// Gives back the pages of a mapped input before `end` (written, never read again), so that
     /// they no longer count towards the process's memory. They stay in the page cache.
@@ -361,13 +371,13 @@ public final class NDJSONParallelConverter {
                 statistics.transformFailures += 1
                 if !policy.skips { throw failure }
                 onTransformFailure?(failure)
-            case .oversizedLine:
+            case .oversizedLine(let range):
                 let error = RecordFormatError(
                     .tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
                     byteOffset: 0, source: source.name, line: linesDone + event.line, column: 1, recordIndex: base + event.localIndex)
                 guard case .skip(let rejects) = policy else { throw error }
                 statistics.rejected += 1
-                try job.writeRawLine(event.line, to: rejects)
+                try job.writeRawLine(range, to: rejects)
                 onReject?(error)
             }
         }
@@ -473,13 +483,14 @@ private final class ChunkJob: @unchecked Sendable {
     enum EventKind {
         case reject(RecordFormatError, raw: [UInt8])
         case transformFailure(any Error)
-        case oversizedLine
+        /// The line's bytes in the chunk, without its newline.
+        case oversizedLine(Range<Int>)
     }
 
     /// Something to report, with where it happened.
     struct Event {
         var kind: EventKind
-        /// 1-based line in the input.
+        /// 1-based line in the chunk (the converter adds the lines of the chunks before).
         var line: Int
         /// 1-based index among the chunk's records and rejects.
         var localIndex: Int
@@ -525,27 +536,11 @@ private final class ChunkJob: @unchecked Sendable {
         }
     }
 
-    /// Writes line `line` (1-based in the chunk) to `sink`, with a newline.
-    func writeRawLine(_ line: Int, to sink: ByteSink?) throws {
+    /// Writes the chunk's bytes in `range` (a line without its newline) to `sink`, then a newline.
+    func writeRawLine(_ range: Range<Int>, to sink: ByteSink?) throws {
         guard let sink else { return }
-        try withInput { bytes in
-            var current = 1
-            var start = 0
-            while start < bytes.count {
-                let newline = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - bytes.baseAddress! }
-                if current == line {
-                    guard let newline else { break }
-                    return try sink.write(UnsafeRawBufferPointer(rebasing: bytes[start...newline]))
-                }
-                guard let newline else { return }
-                current += 1
-                start = newline + 1
-            }
-            if current == line {
-                try sink.write(UnsafeRawBufferPointer(rebasing: bytes[start...]))
-                try sink.write([0x0A])
-            }
-        }
+        try withInput { bytes in try sink.write(UnsafeRawBufferPointer(rebasing: bytes[range])) }
+        try sink.write([0x0A])
     }
 
     func process(decoder: NDJSONLineDecoder, transform: NDJSONParallelConverter.Transform?, failsFast: Bool,
@@ -592,7 +587,8 @@ private final class ChunkJob: @unchecked Sendable {
                 }
                 if newline - start > maximumLineBytes {
                     localIndex += 1
-                    events.append(Event(kind: .oversizedLine, line: line, localIndex: localIndex, recordsBefore: recordEnds.count))
+                    events.append(Event(kind: .oversizedLine(start..<newline), line: line, localIndex: localIndex,
+                                        recordsBefore: recordEnds.count))
                     if failsFast { return }
                     continue
                 }

@@ -134,10 +134,12 @@ public final class NDJSONReader: RecordReader {
             var contentStart = lineStart
             if isFirstLine {
                 isFirstLine = false
-                if contentEnd - contentStart >= 3 && buffer.load(fromByteOffset: contentStart, as: UInt8.self) == 0xEF
+                // A UTF-8 byte order mark, only at the start of the input (not on the line after
+                // a first line over the limit).
+                if lineNumber == 1 && contentEnd - contentStart >= 3 && buffer.load(fromByteOffset: contentStart, as: UInt8.self) == 0xEF
                     && buffer.load(fromByteOffset: contentStart + 1, as: UInt8.self) == 0xBB
                     && buffer.load(fromByteOffset: contentStart + 2, as: UInt8.self) == 0xBF {
-                    contentStart += 3 // UTF-8 byte order mark
+                    contentStart += 3
                 }
                 if try switchToDocumentModeIfNeeded(lineStart: contentStart, lineEnd: contentEnd) {
                     continue

@@ -266,6 +266,57 @@ struct ParallelConverterTests {
         }
     }
 
+    @Test("A byte order mark is stripped only at the start of the input, also when the first line is over the limit")
+    func byteOrderMarkOnlyAtStart() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let record = Array(#"{"recordName":"a"}"#.utf8), other = Array(#"{"recordName":"b"}"#.utf8)
+        for first in [Array(repeating: UInt8(ascii: "x"), count: 5000), Array(repeating: UInt8(ascii: "x"), count: 40)] {
+            let input = first + [0x0A] + bom + record + [0x0A] + other + [0x0A]
+            let expected = convertSequentially(input, skip: true, maximumLineBytes: 30)
+            #expect(expected.output == other + [0x0A], "the mark on line 2 is not stripped")
+            #expect(expected.rejects == first + [0x0A] + bom + record + [0x0A])
+            for mapped in [false, true] {
+                let result = try convertInParallel(input, skip: true, threads: 1, chunkSize: 4096, maximumLineBytes: 30, mapped: mapped)
+                let difference = result.difference(from: expected)
+                #expect(difference == nil, "first line \(first.count) bytes, mapped \(mapped): \(difference ?? "")")
+            }
+        }
+        let marked = bom + record + [0x0A] + other + [0x0A]
+        let expected = convertSequentially(marked, skip: true)
+        #expect(expected.output == record + [0x0A] + other + [0x0A] && expected.rejects.isEmpty)
+        for mapped in [false, true] {
+            let result = try convertInParallel(marked, skip: true, threads: 1, chunkSize: 4096, mapped: mapped)
+            #expect(result.difference(from: expected) == nil, "mapped \(mapped)")
+        }
+    }
+
+    @Test("A line limit near Int.max reads lines longer than a chunk as any other limit does")
+    func hugeLineLimit() throws {
+        let long = Array(#"{"recordName":""#.utf8) + Array(repeating: UInt8(ascii: "n"), count: 9000) + Array(#""}"#.utf8)
+        let input = Array(#"{"recordName":"a"}"#.utf8) + [0x0A] + long + [0x0A] + long
+        let expected = convertSequentially(input, skip: false, maximumLineBytes: Int.max - 5)
+        #expect(expected.failure == nil && expected.output == input + [0x0A])
+        for mapped in [false, true] {
+            let result = try convertInParallel(input, skip: false, threads: 1, chunkSize: 4096, maximumLineBytes: Int.max - 5, mapped: mapped)
+            #expect(result.difference(from: expected) == nil, "mapped \(mapped)")
+        }
+    }
+
+    @Test("Many lines over the limit in one chunk are each rejected verbatim, in order")
+    func manyOversizedLinesInAChunk() throws {
+        var lines: [[UInt8]] = []
+        for index in 0..<3000 {
+            lines.append(index % 3 == 0 ? Array(#"{"recordName":"r\#(index)"}"#.utf8) : Array(repeating: UInt8(ascii: "a") + UInt8(index % 26), count: 60 + index % 7))
+        }
+        let input = LineCorpus.join(lines)
+        let expected = convertSequentially(input, skip: true, maximumLineBytes: 40)
+        #expect(expected.reports.count == 2000)
+        for mapped in [false, true] {
+            let result = try convertInParallel(input, skip: true, threads: 2, chunkSize: 65536, maximumLineBytes: 40, mapped: mapped)
+            #expect(result.difference(from: expected) == nil, "mapped \(mapped)")
+        }
+    }
+
     @Test("A mapped input modified in place while it is converted fails the run")
     func mappedInputModified() throws {
         var generator = RecordGenerator(seed: 8)
