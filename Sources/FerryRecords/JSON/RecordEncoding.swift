@@ -182,8 +182,15 @@ extension RecordJSON {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// Appends unknown members (most objects have none: only that test is inlined).
     @inline(__always)
     static func appendMembers(_ object: JSONObject, into out: inout JSONOutput, leadingComma: Bool) {
+        if object.members.isEmpty { return }
+        appendSomeMembers(object, into: &out, leadingComma: leadingComma)
+    }
+
+    @inline(never)
+    static func appendSomeMembers(_ object: JSONObject, into out: inout JSONOutput, leadingComma: Bool) {
         var comma = leadingComma
         for member in object.members {
             if comma { out.append(UInt8(ascii: ",")) }
