@@ -6,11 +6,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-func scratchDirectory() -> String {
-    let path = NSTemporaryDirectory() + "ferry-cli-" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
+func scratchDirectory() -> String { TestScratch.directory() }
 
 func records(at path: String) throws -> [Record] {
     let reader = NDJSONReader(source: try InputFile(path: path))

@@ -54,8 +54,7 @@ struct ReplayStateTests {
 
     @Test("A state writes and loads back with its tokens; the tokens name the state's record count")
     func writeAndLoad() throws {
-        let directory = NSTemporaryDirectory() + "ferry-state-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = TestScratch.directory()
         let history = HistoryGenerator.generate(seed: 31)
         let replayer = try replay(history.ferryLines)
         let path = directory + "/state.ndjson"

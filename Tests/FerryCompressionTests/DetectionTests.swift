@@ -1,5 +1,6 @@
 import FerryCompression
 import FerryIO
+import FerryTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -76,7 +77,4 @@ struct DetectionTests {
 }
 
 /// A new temporary directory.
-private func temporaryDirectory() -> String {
-    var template = Array("/tmp/ferry-test-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-}
+private func temporaryDirectory() -> String { TestScratch.directory() }

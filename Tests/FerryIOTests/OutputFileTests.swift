@@ -1,4 +1,5 @@
 import FerryIO
+import FerryTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,11 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-func temporaryDirectory() -> String {
-    var template = Array("/tmp/ferry-test-XXXXXX".utf8CString)
-    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-    return path
-}
+func temporaryDirectory() -> String { TestScratch.directory() }
 
 @Suite("Atomic output files")
 struct OutputFileTests {

@@ -106,9 +106,7 @@ final class MappedTestSource: ByteSource {
     private let file: InputFile
 
     init(_ bytes: [UInt8]) throws {
-        var template = Array("/tmp/ferry-test-XXXXXX".utf8CString)
-        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        path = directory + "/input.ndjson"
+        path = TestScratch.directory() + "/input.ndjson"
         let output = try OutputFile(path: path)
         try output.write(bytes)
         try output.commit()

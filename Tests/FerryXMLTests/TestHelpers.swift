@@ -78,9 +78,7 @@ func repositoryRoot() -> String {
 }
 
 func scratchFile(_ name: String) -> String {
-    let directory = NSTemporaryDirectory() + "ferry-xml-" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return directory + "/" + name
+    TestScratch.directory() + "/" + name
 }
 
 /// Runs `xmllint` (libxml2-utils); a missing xmllint is a failure, never a skip.
