@@ -82,7 +82,7 @@ public final class ArchiveWriter {
     ///
     /// - Throws: ``ArchiveError`` when the staging directory cannot be created.
     public convenience init(sink: any ByteSink, configuration: Configuration = Configuration()) throws {
-        let staging = (configuration.stagingDirectory ?? ArchiveSystem.temporaryDirectory) + "/.ferry-stage-XXXXXX"
+        let staging = (configuration.stagingDirectory ?? FileSystem.temporaryDirectory) + "/.ferry-stage-XXXXXX"
         try self.init(name: sink.name, stagingTemplate: staging, configuration: configuration) { sink }
     }
 
@@ -91,7 +91,7 @@ public final class ArchiveWriter {
         self.name = name
         self.configuration = configuration
         self.makeSink = makeSink
-        guard let staging = ArchiveSystem.makeTemporaryDirectory(template: stagingTemplate) else {
+        guard let staging = FileSystem.makeTemporaryDirectory(template: stagingTemplate) else {
             throw ArchiveError(.ioFailure, "cannot create the staging directory `\(stagingTemplate)`",
                                archive: name, underlying: FerryIOError(.createTemporary, path: stagingTemplate,
                                                                        errno: ArchiveSystem.errno))
@@ -183,7 +183,7 @@ public final class ArchiveWriter {
     public func finish() throws -> ArchiveManifest {
         try checkOpen()
         isFinished = true
-        defer { ArchiveSystem.removeTree(stagingPath) }
+        defer { FileSystem.removeTree(stagingPath) }
         var manifest = ArchiveManifest(createdAt: configuration.createdAt ?? ArchiveSystem.nowMilliseconds(),
                                        ferryVersion: configuration.ferryVersion)
         var staged: [(ArchiveManifest.Member, String)] = []
@@ -224,7 +224,7 @@ public final class ArchiveWriter {
     public func abandon() {
         isFinished = true
         for state in zones { state.file.abandon() }
-        ArchiveSystem.removeTree(stagingPath)
+        FileSystem.removeTree(stagingPath)
     }
 
     // MARK: - Internals

@@ -61,6 +61,46 @@ public enum FileSystem {
     /// Whether the descriptor is a terminal (progress goes to stderr only when it is).
     public static func isTerminal(_ fd: Int32) -> Bool { Syscall.isTerminal(fd) }
 
+    /// The directory for scratch files: `$TMPDIR` (without a trailing `/`), or `/tmp`.
+    public static var temporaryDirectory: String {
+        if let value = getenv("TMPDIR") {
+            let text = String(cString: value)
+            if !text.isEmpty { return text.hasSuffix("/") ? String(text.dropLast()) : text }
+        }
+        return "/tmp"
+    }
+
+    /// Creates a fresh directory from a `mkdtemp` template ending in `XXXXXX`; `nil` on failure.
+    public static func makeTemporaryDirectory(template: String) -> String? {
+        var bytes = Array(template.utf8CString)
+        let result = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard result != nil else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Removes `path` and, when it is a directory, everything in it, depth first; links are removed,
+    /// never followed. For trees this process made (staging, scratch); errors are ignored.
+    public static func removeTree(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            unlink(path)
+            return
+        }
+        if let directory = opendir(path) {
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            closedir(directory)
+            for name in names { removeTree(path + "/" + name) }
+        }
+        rmdir(path)
+    }
+
     /// Removes a file; errors are ignored when `ignoringErrors` is true.
     public static func remove(_ path: String) throws {
         let error = Syscall.unlink(path)

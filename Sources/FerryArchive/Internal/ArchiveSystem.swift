@@ -40,43 +40,6 @@ enum ArchiveSystem {
         return error
     }
 
-    /// Creates a fresh directory from a `mkdtemp` template ending in `XXXXXX`.
-    static func makeTemporaryDirectory(template: String) -> String? {
-        var bytes = Array(template.utf8CString)
-        let result = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard result != nil else { return nil }
-        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Removes a directory tree that this process created (never follows symlinks).
-    static func removeTree(_ path: String) {
-        if kind(path) == .directory {
-            if let dir = opendir(path) {
-                var names: [String] = []
-                while let entry = readdir(dir) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                        String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                    }
-                    if name != "." && name != ".." { names.append(name) }
-                }
-                closedir(dir)
-                for name in names { removeTree(path + "/" + name) }
-            }
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
-    }
-
-    /// The directory for scratch files: `$TMPDIR` or `/tmp`.
-    static var temporaryDirectory: String {
-        if let value = getenv("TMPDIR") {
-            let text = String(cString: value)
-            if !text.isEmpty { return text.hasSuffix("/") ? String(text.dropLast()) : text }
-        }
-        return "/tmp"
-    }
-
     /// Milliseconds since 1970 (`clock_gettime(CLOCK_REALTIME)`).
     static func nowMilliseconds() -> Int64 {
         var spec = timespec()
