@@ -74,6 +74,13 @@ package struct NDJSONLineDecoder: Sendable {
         try rejects.write([0x0A])
     }
 
+    /// The error for a line longer than `limit` bytes (the reader's and the converter's alike).
+    package static func oversizedLineError(limit: Int, source: String, line: Int, recordIndex: Int) -> RecordFormatError {
+        RecordFormatError(
+            .tooLarge, "expected a line of at most \(limit) bytes (CloudKit records are at most 1 MB), found a longer one",
+            byteOffset: 0, source: source, line: line, column: 1, recordIndex: recordIndex)
+    }
+
     /// Whether a line holds only spaces, tabs and carriage returns.
     package static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
         for b in line where b != 0x20 && b != 0x09 && b != 0x0D { return false }

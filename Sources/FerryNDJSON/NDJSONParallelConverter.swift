@@ -285,6 +285,7 @@ public final class NDJSONParallelConverter {
     /// elsewhere inputs are read with `read`, so that memory stays bounded.
     #if os(Linux)
     static let releasesMappedPages = true
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     #else
     static let releasesMappedPages = false
     #endif
@@ -294,7 +295,7 @@ public final class NDJSONParallelConverter {
     private func releaseMapped(upTo end: UnsafeRawPointer) {
         #if os(Linux)
         guard let start = releasedUpTo else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = Self.pageSize
         let from = Int(bitPattern: start) & ~(page - 1), to = Int(bitPattern: end) & ~(page - 1)
         guard to > from else { return }
         _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED)
@@ -372,9 +373,9 @@ public final class NDJSONParallelConverter {
                 if !policy.skips { throw failure }
                 onTransformFailure?(failure)
             case .oversizedLine(let range):
-                let error = RecordFormatError(
-                    .tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
-                    byteOffset: 0, source: source.name, line: linesDone + event.line, column: 1, recordIndex: base + event.localIndex)
+                let error = NDJSONLineDecoder.oversizedLineError(
+                    limit: configuration.maximumLineBytes, source: source.name, line: linesDone + event.line,
+                    recordIndex: base + event.localIndex)
                 guard case .skip(let rejects) = policy else { throw error }
                 statistics.rejected += 1
                 try job.writeRawLine(range, to: rejects)
@@ -418,9 +419,8 @@ public final class NDJSONParallelConverter {
     /// returns where it goes (the caller streams it there without holding it).
     private func rejectOversizedLine() throws -> ByteSink? {
         linesDone += 1
-        let error = RecordFormatError(
-            .tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
-            byteOffset: 0, source: source.name, line: linesDone, column: 1,
+        let error = NDJSONLineDecoder.oversizedLineError(
+            limit: configuration.maximumLineBytes, source: source.name, line: linesDone,
             recordIndex: statistics.recordsRead + statistics.rejected + 1)
         guard case .skip(let rejects) = policy else { throw error }
         statistics.rejected += 1

@@ -276,10 +276,8 @@ public final class NDJSONReader: RecordReader {
         lineNumber += 1
         itemCount += 1
         recordIndex = itemCount
-        return RecordFormatError(
-            .tooLarge,
-            "expected a line of at most \(configuration.maximumLineBytes) bytes (CloudKit records are at most 1 MB), found a longer one",
-            byteOffset: 0, source: source.name, line: lineNumber, column: 1, recordIndex: recordIndex)
+        return NDJSONLineDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: source.name,
+                                                    line: lineNumber, recordIndex: recordIndex)
     }
 
     /// A complete line in the buffer that is longer than the limit.
