@@ -7,24 +7,27 @@ import Darwin
 /// NDJSON parse → model → serialize on one core, against the orjson loop and jq, runs interleaved
 /// (``Bench/interleave(_:_:)``).
 ///
-/// The peers write by truncating the previous run's file (`open(…, "wb")`, `> out`); Ferry is timed
-/// the same way (`ferry convert IN - > out`) and, on its own line, with its atomic file output
-/// (temporary file renamed over the old one), which on this VM costs up to a second or two more
-/// system time whoever writes (see the compress task).
+/// Every tool writes a new file: the previous run's output is deleted before each run, untimed.
+/// (Truncating the previous output instead made whoever came next pay for it, up to a second or
+/// two of system time on this VM when that file was being written back, and in the rotation of
+/// four tools Ferry came after jq's slow writes in three rounds of five, the orjson loop in none.)
+/// Ferry is timed writing to standard output (`ferry convert IN - > out`) and, on its own line,
+/// with its atomic file output (a temporary file, then renamed).
 @MainActor func roundTripTask() {
     let input = Bench.ensureData("records.ndjson", count: 1_000_000)
     let size = fileSize(input)
     let out = Bench.data + "/out.ndjson"
     print("\n== parse + serialize, \(size / 1_000_000) MB, 1M records, one core (taskset -c 0)")
     Bench.warm(input)
+    unlink(out)
     Bench.interleave("roundtrip", [
         .init(tool: "ferry convert", command: ["taskset -c 0 '\(Bench.ferry)' convert '\(input)' - --quiet > '\(out)'"], shell: true,
-              bytes: size, units: 1_000_000),
+              bytes: size, units: 1_000_000, removing: [out]),
         .init(tool: "ferry convert, atomic file output", command: ["taskset", "-c", "0", Bench.ferry, "convert", input, out, "--quiet"],
-              bytes: size, units: 1_000_000),
+              bytes: size, units: 1_000_000, removing: [out]),
         .init(tool: "python orjson loop", command: ["taskset", "-c", "0", "python3", Bench.shared + "/peers/roundtrip_orjson.py", input, out],
-              bytes: size, units: 1_000_000),
-        .init(tool: "jq -c .", command: ["taskset -c 0 jq -c . '\(input)' > '\(out)'"], shell: true, bytes: size, units: 1_000_000),
+              bytes: size, units: 1_000_000, removing: [out]),
+        .init(tool: "jq -c .", command: ["taskset -c 0 jq -c . '\(input)' > '\(out)'"], shell: true, bytes: size, units: 1_000_000, removing: [out]),
     ])
     unlink(out)
     Bench.ratio("roundtrip", "ferry convert", over: "python orjson loop")
