@@ -14,6 +14,43 @@ struct JSONScannerTests {
         #expect(try JSONValue(parsing: text) == .string(expected))
     }
 
+    /// Long strings are made without a second validation, and ASCII ones marked so: a wrong mark
+    /// or an unchecked byte would show in the counts, the scalars or the hash.
+    @Test("Decoded strings are the strings they spell, at every length around the small-string limit",
+          arguments: [("x", "x"), ("0123456789abcde", "0123456789abcde"), ("0123456789abcdef", "0123456789abcdef"),
+                      ("_00d4af5974273ca3", "_00d4af5974273ca3"),
+                      ("a48b3dbe-157d-44a1-b6f0-28ffa9ba5a27", "a48b3dbe-157d-44a1-b6f0-28ffa9ba5a27"),
+                      ("é123456789abcde", "é123456789abcde"), ("0123456789abcdé", "0123456789abcdé"),
+                      ("日本語 and emoji 👍🏽 mixed", "日本語 and emoji 👍🏽 mixed"),
+                      (#"quote \" and tab \t, then more"#, "quote \" and tab \t, then more"),
+                      (String(repeating: "ab", count: 40), String(repeating: "ab", count: 40)),
+                      (String(repeating: "ü", count: 40), String(repeating: "ü", count: 40)),
+                      (#"\u00e9 escaped then long ascii"#, "é escaped then long ascii")])
+    func decodedStrings(json: String, expected: String) throws {
+        let text = #"{"recordName":""# + json + #"","fields":{""# + json + #"":{"value":""# + json
+            + #"","type":"STRING"},"list":{"value":[""# + json + #""],"type":"STRING_LIST"}}}"#
+        let record = try RecordJSON.decodeRecord(text)
+        let fields = try #require(record.fields)
+        let named = try #require(fields.entries.first { $0.name != "list" })
+        let values = [named.field.value, try #require(fields["list"]).value]
+        let decoded = [record.recordName, named.name] + values.map { value -> String in
+                switch value {
+                case .string(let s): s
+                case .list(let items): if case .string(let s) = items.first { s } else { "" }
+                default: ""
+                }
+            }
+        for string in decoded {
+            #expect(string == expected)
+            #expect(string.utf8.elementsEqual(expected.utf8))
+            #expect(string.utf16.count == expected.utf16.count)
+            #expect(string.count == expected.count)
+            #expect(Array(string.unicodeScalars) == Array(expected.unicodeScalars))
+            #expect(string.hashValue == expected.hashValue)
+            #expect(string.utf8.allSatisfy { $0 < 0x80 } == expected.unicodeScalars.allSatisfy(\.isASCII))
+        }
+    }
+
     @Test("Lone surrogates are rejected with their position", arguments: [
         (#""ab\ud800""#, 3), (#""\udc00""#, 1), (#""x\ud83d\u0041""#, 8),
     ])

@@ -270,7 +270,7 @@ package struct JSONScanner {
         let (contentEnd, flags) = try scanStringBody()
         let count = contentEnd - start - 1
         if flags == 0 {
-            return String(scannedUTF8: UnsafeBufferPointer(start: base + start + 1, count: count))
+            return String(scannedUTF8: UnsafeBufferPointer(start: base + start + 1, count: count), isASCII: true)
         }
         if flags & Self.escapeFlag == 0 {
             try validateUTF8(from: start + 1, to: contentEnd)
