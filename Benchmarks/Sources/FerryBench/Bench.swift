@@ -59,7 +59,7 @@ import Darwin
         return m
     }
 
-    /// One command of an interleaved comparison (``interleave(_:_:)``).
+    /// One command of an interleaved comparison (``interleave(_:warmup:_:)``).
     struct Entry {
         var tool: String
         var command: [String]
@@ -77,16 +77,31 @@ import Darwin
     /// always runs first (each does equally often when RUNS is a multiple of the entries);
     /// ``ratio(_:_:over:)`` then also compares the tools round by round.
     /// A failed run drops that tool (and says so).
-    static func interleave(_ task: String, _ entries: [Entry]) {
+    ///
+    /// With `warmup`, every entry first runs once, uncounted, so that what the machine was doing
+    /// before (writing back a build, say) does not land on the first round. Removed outputs are
+    /// followed by `sync`, untimed, so that no run pays for writing back or freeing another's.
+    static func interleave(_ task: String, warmup: Bool = false, _ entries: [Entry]) {
         var samples = Array(repeating: [Runner.Result](), count: entries.count)
         var rounds = Array(repeating: [Int](), count: entries.count)
         var failed = Set<Int>()
+        if warmup {
+            print("  warm-up round (not counted) …")
+            for entry in entries {
+                for path in entry.removing { unlink(path) }
+                sync()
+                _ = entry.shell ? Runner.run(["/bin/sh", "-c", entry.command.joined(separator: " ")]) : Runner.run(entry.command)
+            }
+        }
         for round in 0..<runs {
             for step in entries.indices {
                 let index = (round + step) % entries.count
                 guard !failed.contains(index) else { continue }
                 let entry = entries[index]
-                if round > 0 { for path in entry.removing { unlink(path) } }
+                if round > 0 || warmup {
+                    for path in entry.removing { unlink(path) }
+                    if !entry.removing.isEmpty { sync() }
+                }
                 let result = entry.shell ? Runner.run(["/bin/sh", "-c", entry.command.joined(separator: " ")]) : Runner.run(entry.command)
                 if result.status != 0 {
                     print("  \(entry.tool): exit \(result.status) — not counted")

@@ -45,7 +45,7 @@ struct Measurement {
     /// Records or events processed per run (0 when not counted).
     var units: Int = 0
     var samples: [Runner.Result]
-    /// The round of each sample when the tools ran interleaved (``Bench/interleave(_:_:)``).
+    /// The round of each sample when the tools ran interleaved (``Bench/interleave(_:warmup:_:)``).
     var rounds: [Int] = []
 
     var medianSeconds: Double {

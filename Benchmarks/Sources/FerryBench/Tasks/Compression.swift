@@ -6,7 +6,7 @@ import Darwin
 
 /// gzip level 6 on 2 threads against `pigz -6 -p 2` (and `gzip -6` for the size), and
 /// decompression against `gzip -d` and `pigz -d`, on the 1M-record file; runs interleaved
-/// (``Bench/interleave(_:_:)``).
+/// (``Bench/interleave(_:warmup:_:)``).
 ///
 /// Every tool writes the same way, to standard output redirected by the shell (`> out`, which
 /// truncates the previous run's file), so the ratio compares compression and nothing else. Ferry's

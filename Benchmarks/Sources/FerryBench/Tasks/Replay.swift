@@ -6,7 +6,7 @@ import Darwin
 
 /// Replay of the shared 2M-event change history to its final state, against duckdb
 /// (`arg_max … GROUP BY recordName`, the SQL of `../shared/bench/run_peers.sh task_replay`) and the
-/// Python orjson loop, interleaved run by run (``Bench/interleave(_:_:)``), then `--tokens-only`;
+/// Python orjson loop, interleaved run by run (``Bench/interleave(_:warmup:_:)``), then `--tokens-only`;
 /// and untimed checks that the states agree.
 ///
 /// The shared history (`gen_records.py --changes`: `{"token", "op", "recordName", …, "record"}`)

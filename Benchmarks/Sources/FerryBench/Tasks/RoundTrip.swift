@@ -5,9 +5,10 @@ import Darwin
 #endif
 
 /// NDJSON parse → model → serialize on one core, against the orjson loop and jq, runs interleaved
-/// (``Bench/interleave(_:_:)``).
+/// (``Bench/interleave(_:warmup:_:)``).
 ///
-/// Every tool writes a new file: the previous run's output is deleted before each run, untimed.
+/// Every tool writes a new file: the previous run's output is deleted before each run, untimed,
+/// and written back data synced. A warm-up round comes first, not counted.
 /// (Truncating the previous output instead made whoever came next pay for it, up to a second or
 /// two of system time on this VM when that file was being written back, and in the rotation of
 /// four tools Ferry came after jq's slow writes in three rounds of five, the orjson loop in none.)
@@ -20,7 +21,7 @@ import Darwin
     print("\n== parse + serialize, \(size / 1_000_000) MB, 1M records, one core (taskset -c 0)")
     Bench.warm(input)
     unlink(out)
-    Bench.interleave("roundtrip", [
+    Bench.interleave("roundtrip", warmup: true, [
         .init(tool: "ferry convert", command: ["taskset -c 0 '\(Bench.ferry)' convert '\(input)' - --quiet > '\(out)'"], shell: true,
               bytes: size, units: 1_000_000, removing: [out]),
         .init(tool: "ferry convert, atomic file output", command: ["taskset", "-c", "0", Bench.ferry, "convert", input, out, "--quiet"],

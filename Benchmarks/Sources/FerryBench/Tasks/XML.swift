@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// XML on the 1M-record file against python lxml, interleaved run by run
-/// (``Bench/interleave(_:_:)``) so that a busy machine slows both alike:
+/// (``Bench/interleave(_:warmup:_:)``) so that a busy machine slows both alike:
 ///
 /// - write: `ferry convert records.ndjson records.xml` vs `to_xml_lxml.py` (`etree.xmlfile`);
 /// - read: `ferry inspect records.xml` (every record decoded into the model and summarized, no
