@@ -73,6 +73,33 @@ struct JSONScannerTests {
         #expect(error?.byteOffset == offset)
     }
 
+    /// Long strings are made without a second validation by the standard library, so the
+    /// scanner's own check is all there is: invalid bytes in long values and keys are rejected.
+    @Test("Invalid UTF-8 in long values and keys is rejected with its offset", arguments: [
+        [0xFF], [0xC3], [0xE2, 0x82, 0x41], [0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xF4, 0x90, 0x80, 0x80],
+        [0xE0, 0x80, 0x80], [0xF0, 0x80, 0x80, 0x80], [0x80], [0xF5, 0x80, 0x80, 0x80],
+    ] as [[UInt8]])
+    func invalidUTF8InLongStrings(bad: [UInt8]) {
+        let long = Array("a48b3dbe-157d-44a1-b6f0".utf8)
+        let shapes: [(prefix: String, suffix: String)] = [
+            (#"{"recordName":"r","fields":{"f":{"value":""#, #"","type":"STRING"}}}"#), // a value
+            (#"{"recordName":"r","fields":{""#, #"":{"value":"x","type":"STRING"}}}"#), // a field name
+            (#"{"recordName":""#, #""}"#), // a system field
+        ]
+        for (before, after) in [(long, long), (long, []), ([], long), (Array("é".utf8) + long, long)] {
+            for shape in shapes {
+                let text = Array(shape.prefix.utf8) + before + bad + after + Array(shape.suffix.utf8)
+                let error = #expect(throws: RecordFormatError.self) {
+                    try text.withUnsafeBytes { try RecordJSON.decodeRecord($0) }
+                }
+                #expect(error?.code == .invalidUTF8)
+                // At the bad bytes, or at the byte after them that fails to continue a sequence.
+                let badStart = shape.prefix.utf8.count + before.count
+                #expect((badStart...badStart + bad.count).contains(error?.byteOffset ?? -1), "\(error?.description ?? "")")
+            }
+        }
+    }
+
     @Test("Numbers keep their exact text", arguments: [
         "9223372036854775807", "-9223372036854775808", "18446744073709551616", "-0.0", "5e-324",
         "0.30000000000000004", "1.7976931348623157e308", "1E+2", "0",
