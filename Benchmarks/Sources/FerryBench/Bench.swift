@@ -67,7 +67,8 @@ import Darwin
         /// Input bytes per run (for MB/s).
         var bytes: Int
         var units = 0
-        /// Files deleted before each run but the first, untimed (the last run's are kept).
+        /// Files deleted before each run, untimed, then `sync`ed: before every run but the first
+        /// unless there is a warm-up round (the last run's files are kept).
         var removing: [String] = []
     }
 
@@ -89,7 +90,7 @@ import Darwin
             print("  warm-up round (not counted) …")
             for entry in entries {
                 for path in entry.removing { unlink(path) }
-                sync()
+                if !entry.removing.isEmpty { sync() }
                 _ = entry.shell ? Runner.run(["/bin/sh", "-c", entry.command.joined(separator: " ")]) : Runner.run(entry.command)
             }
         }
