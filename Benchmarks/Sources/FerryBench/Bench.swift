@@ -70,6 +70,17 @@ import Darwin
         /// Files deleted before each run, untimed, then `sync`ed: before every run but the first
         /// unless there is a warm-up round (the last run's files are kept).
         var removing: [String] = []
+
+        /// Deletes the files in ``removing`` and syncs, untimed.
+        func removeOutputs() {
+            for path in removing { unlink(path) }
+            if !removing.isEmpty { sync() }
+        }
+
+        /// Runs the command once, timed.
+        func run() -> Runner.Result {
+            shell ? Runner.run(["/bin/sh", "-c", command.joined(separator: " ")]) : Runner.run(command)
+        }
     }
 
     /// Runs every entry once per round, RUNS rounds, and records each tool's samples like
@@ -89,9 +100,8 @@ import Darwin
         if warmup {
             print("  warm-up round (not counted) …")
             for entry in entries {
-                for path in entry.removing { unlink(path) }
-                if !entry.removing.isEmpty { sync() }
-                _ = entry.shell ? Runner.run(["/bin/sh", "-c", entry.command.joined(separator: " ")]) : Runner.run(entry.command)
+                entry.removeOutputs()
+                _ = entry.run()
             }
         }
         for round in 0..<runs {
@@ -99,11 +109,8 @@ import Darwin
                 let index = (round + step) % entries.count
                 guard !failed.contains(index) else { continue }
                 let entry = entries[index]
-                if round > 0 || warmup {
-                    for path in entry.removing { unlink(path) }
-                    if !entry.removing.isEmpty { sync() }
-                }
-                let result = entry.shell ? Runner.run(["/bin/sh", "-c", entry.command.joined(separator: " ")]) : Runner.run(entry.command)
+                if round > 0 || warmup { entry.removeOutputs() }
+                let result = entry.run()
                 if result.status != 0 {
                     print("  \(entry.tool): exit \(result.status) — not counted")
                     failed.insert(index)
