@@ -129,7 +129,8 @@ import Darwin
     }
 
     /// Prints and keeps how many times faster `a` is than `b` (ratio of median times) and, when
-    /// both ran interleaved, the median and range of the ratios within each round.
+    /// both ran interleaved, the median and range of the ratios within each round, and the ratio of
+    /// median CPU times (user + system).
     static func ratio(_ task: String, _ a: String, over b: String) {
         guard let x = results.first(where: { $0.task == task && $0.tool == a }),
               let y = results.first(where: { $0.task == task && $0.tool == b }) else { return }
@@ -140,6 +141,9 @@ import Darwin
             let sorted = paired.sorted()
             line += "; round by round \(format(sorted[sorted.count / 2], 2))× median, \(format(sorted.first!, 2))–\(format(sorted.last!, 2))× over \(sorted.count) rounds"
         }
+        // CPU time leaves out the time the host ran something else on this core (steal time).
+        let cpu = { (m: Measurement) in median(m.samples.map { $0.userSeconds + $0.systemSeconds }) }
+        if cpu(x) > 0 { line += "; CPU time (user + system) \(format(cpu(y) / cpu(x), 2))× (\(format(cpu(x), 2)) s vs \(format(cpu(y), 2)) s)" }
         ratios.append(line)
         print("  " + line)
     }

@@ -10,6 +10,9 @@ enum Runner {
         var status: Int32
         var seconds: Double
         var peakRSSKiB: Int
+        /// CPU time in user space and in the kernel (writes to the page cache land here).
+        var userSeconds = 0.0
+        var systemSeconds = 0.0
     }
 
     static func run(_ arguments: [String]) -> Result {
@@ -27,7 +30,9 @@ enum Runner {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = now() - start
         let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return Result(status: exited, seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss))
+        func cpu(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return Result(status: exited, seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss),
+                      userSeconds: cpu(usage.ru_utime), systemSeconds: cpu(usage.ru_stime))
     }
 
     static func now() -> Double {
@@ -68,13 +73,19 @@ struct Measurement {
     var unitsPerSecond: String { units > 0 ? format(Double(units) / medianSeconds, 0) : "—" }
 
     var line: String {
-        "  \(tool): median \(format(medianSeconds, 2)) s of \(samples.count) (\(samples.map { format($0.seconds, 2) }.joined(separator: ", "))), \(format(megabytesPerSecond, 1)) MB/s, \(unitsPerSecond) units/s, peak RSS \(format(peakRSSMiB, 1)) MiB"
+        "  \(tool): median \(format(medianSeconds, 2)) s of \(samples.count) (\(samples.map { format($0.seconds, 2) }.joined(separator: ", "))), \(format(megabytesPerSecond, 1)) MB/s, \(unitsPerSecond) units/s, peak RSS \(format(peakRSSMiB, 1)) MiB; CPU median user \(format(median(samples.map(\.userSeconds)), 2)) s, system \(format(median(samples.map(\.systemSeconds)), 2)) s"
     }
 
     static let markdownHeader = "| task | tool | median s | MB/s | units/s | peak RSS MiB |\n|---|---|---:|---:|---:|---:|"
     var markdownRow: String {
         "| \(task) | \(tool) | \(format(medianSeconds, 2)) | \(format(megabytesPerSecond, 1)) | \(unitsPerSecond) | \(format(peakRSSMiB, 1)) |"
     }
+}
+
+/// The middle value (the upper one of an even count), as ``Measurement/medianSeconds`` takes it.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
 func format(_ value: Double, _ digits: Int) -> String {
