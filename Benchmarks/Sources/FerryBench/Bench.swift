@@ -84,10 +84,12 @@ import Darwin
     }
 
     /// Runs every entry once per round, RUNS rounds, and records each tool's samples like
-    /// ``measure(_:_:bytes:units:_:shell:removing:)``. Round `r` starts with entry `r mod n`
-    /// (A B C, B C A, …), so that a drift of the machine's load slows every tool alike and no tool
-    /// always runs first (each does equally often when RUNS is a multiple of the entries);
-    /// ``ratio(_:_:over:)`` then also compares the tools round by round.
+    /// ``measure(_:_:bytes:units:_:shell:removing:)``. Round `r` starts with entry `r mod n` and
+    /// goes on forwards in even rounds, backwards in odd ones (A B C, B A C, C A B, A C B, B C A,
+    /// C B A): a drift of the machine's load slows every tool alike, no tool always runs first
+    /// (each does equally often when RUNS is a multiple of the entries), and each entry follows
+    /// one neighbour in the list half the time and the other neighbour the other half, not always
+    /// the same one. ``ratio(_:_:over:)`` then also compares the tools round by round.
     /// A failed run drops that tool (and says so).
     ///
     /// With `warmup`, every entry first runs once, uncounted, so that what the machine was doing
@@ -106,7 +108,7 @@ import Darwin
         }
         for round in 0..<runs {
             for step in entries.indices {
-                let index = (round + step) % entries.count
+                let index = (round + (round.isMultiple(of: 2) ? step : entries.count - step)) % entries.count
                 guard !failed.contains(index) else { continue }
                 let entry = entries[index]
                 if round > 0 || warmup { entry.removeOutputs() }
