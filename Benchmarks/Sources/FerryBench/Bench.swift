@@ -143,7 +143,8 @@ import Darwin
             let sorted = paired.sorted()
             line += "; round by round \(format(sorted[sorted.count / 2], 2))× median, \(format(sorted.first!, 2))–\(format(sorted.last!, 2))× over \(sorted.count) rounds"
         }
-        // CPU time leaves out the time the host ran something else on this core (steal time).
+        // CPU time leaves out steal time (the host running something else on this core) where the
+        // kernel accounts for it, as these VMs' kernels do (the steal column of /proc/stat).
         let cpu = { (m: Measurement) in median(m.samples.map { $0.userSeconds + $0.systemSeconds }) }
         if cpu(x) > 0 { line += "; CPU time (user + system) \(format(cpu(y) / cpu(x), 2))× (\(format(cpu(x), 2)) s vs \(format(cpu(y), 2)) s)" }
         ratios.append(line)
