@@ -46,7 +46,7 @@ import Darwin
         var samples: [Runner.Result] = []
         for run in 0..<runs {
             if run > 0 { for path in outputs { unlink(path) } }
-            let result = shell ? Runner.run(["/bin/sh", "-c", command.joined(separator: " ")]) : Runner.run(command)
+            let result = Runner.run(command, shell: shell)
             if result.status != 0 {
                 print("  \(tool): exit \(result.status) — not counted")
                 return nil
@@ -79,7 +79,7 @@ import Darwin
 
         /// Runs the command once, timed.
         func run() -> Runner.Result {
-            shell ? Runner.run(["/bin/sh", "-c", command.joined(separator: " ")]) : Runner.run(command)
+            Runner.run(command, shell: shell)
         }
     }
 
@@ -141,7 +141,7 @@ import Darwin
         let paired = x.pairedRatios(over: y)
         if !paired.isEmpty {
             let sorted = paired.sorted()
-            line += "; round by round \(format(sorted[sorted.count / 2], 2))× median, \(format(sorted.first!, 2))–\(format(sorted.last!, 2))× over \(sorted.count) rounds"
+            line += "; round by round \(format(median(paired), 2))× median, \(format(sorted.first!, 2))–\(format(sorted.last!, 2))× over \(sorted.count) rounds"
         }
         // CPU time leaves out steal time (the host running something else on this core) where the
         // kernel accounts for it, as these VMs' kernels do (the steal column of /proc/stat).

@@ -15,6 +15,11 @@ enum Runner {
         var systemSeconds = 0.0
     }
 
+    /// Runs `command`, through `/bin/sh -c` (its words joined by spaces) when `shell`.
+    static func run(_ command: [String], shell: Bool) -> Result {
+        shell ? run(["/bin/sh", "-c", command.joined(separator: " ")]) : run(command)
+    }
+
     static func run(_ arguments: [String]) -> Result {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
@@ -53,10 +58,7 @@ struct Measurement {
     /// The round of each sample when the tools ran interleaved (``Bench/interleave(_:warmup:_:)``).
     var rounds: [Int] = []
 
-    var medianSeconds: Double {
-        let sorted = samples.map(\.seconds).sorted()
-        return sorted[sorted.count / 2]
-    }
+    var medianSeconds: Double { median(samples.map(\.seconds)) }
 
     /// `other`'s time over this one's, for each round both ran in.
     func pairedRatios(over other: Measurement) -> [Double] {
