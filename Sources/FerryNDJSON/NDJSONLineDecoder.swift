@@ -47,6 +47,9 @@ package enum NDJSONLineItem {
     /// An input that is not a record: the error (byte offset and, when known, column within the
     /// line) and the bytes that go to a rejects file.
     case reject(RecordFormatError, raw: UnsafeRawBufferPointer)
+    /// A response that lists zones and holds no records (`zones/list`, `changes/database`, …):
+    /// its shape and how many zones it names.
+    case zonesOnly(shape: String, zoneCount: Int)
 }
 
 /// Decodes one NDJSON line — a record dictionary, a CKWS response, a per-record error entry, or
@@ -146,6 +149,55 @@ package struct NDJSONLineDecoder: Sendable {
         try take(document, line: line, raw: raw, emit)
     }
 
+    /// Decodes every JSON document of `text` — whitespace-separated values: pretty-printed
+    /// responses, records, arrays — in order, each in one pass. Errors carry byte offsets in
+    /// `text` (the caller turns them into lines and columns); a malformed document ends the text,
+    /// and the rest of it is one reject.
+    package func decodeDocuments(_ text: UnsafeRawBufferPointer, _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+        var offset = 0
+        while true {
+            while offset < text.count, text[offset] == 0x20 || text[offset] == 0x0A || text[offset] == 0x0D || text[offset] == 0x09 {
+                offset += 1
+            }
+            if offset >= text.count { return }
+            let rest = UnsafeRawBufferPointer(rebasing: text[offset...])
+            if text[offset] == UInt8(ascii: "{") && prefilter == nil {
+                let decoded: (RecordDocument, end: Int)
+                do {
+                    decoded = try RecordJSON.decodeDocument(in: text, at: offset, configuration: configuration)
+                } catch {
+                    try emit(.reject(error, raw: rest))
+                    return
+                }
+                try take(decoded.0, line: text, raw: UnsafeRawBufferPointer(rebasing: text[offset..<decoded.end]), emit)
+                offset = decoded.end
+                continue
+            }
+            // Arrays (and records under a prefilter): found whole, then read as a line is.
+            let valueEnd: Int
+            do {
+                valueEnd = try RecordJSON.extentOfValue(in: text, from: offset, configuration: configuration)
+            } catch {
+                try emit(.reject(error, raw: rest))
+                return
+            }
+            let slice = UnsafeRawBufferPointer(rebasing: text[offset..<valueEnd])
+            let base = offset
+            try decode(slice, raw: slice) { item in
+                switch consume item {
+                case .reject(var error, let raw):
+                    // An item of an array, re-encoded, has no position of its own: the array's.
+                    if error.column == nil { error.byteOffset = 0 }
+                    error.byteOffset += base
+                    try emit(.reject(error, raw: raw))
+                case let other:
+                    try emit(other)
+                }
+            }
+            offset = valueEnd
+        }
+    }
+
     /// A JSON array of documents on one line: decoded whole (bounded by the line limit).
     private func decodeArray(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
                              _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
@@ -184,17 +236,41 @@ package struct NDJSONLineDecoder: Sendable {
             let error = RecordFormatError(.serverError, serverError.description, byteOffset: 0)
             try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: raw))
         case .response(let response):
-            for entry in response.entries {
-                let entryBytes = UnsafeRawBufferPointer(rebasing: line[entry.byteRange])
-                switch entry.content {
-                case .record(let record):
-                    try emit(.record(record))
-                case .error(let serverError):
-                    let error = RecordFormatError(.serverError, serverError.description, byteOffset: entry.byteRange.lowerBound)
-                    try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
-                case .invalid(let error):
-                    try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
+            try take(response.entries, zone: nil, line: line, emit, positionKnown: positionKnown)
+        case .zones(let response):
+            guard response.carriesRecords else {
+                try emit(.zonesOnly(shape: response.shape, zoneCount: response.entries.count))
+                return
+            }
+            for zone in response.entries {
+                if let serverError = zone.serverError {
+                    let zoneName = zone.zoneID.map { " (zone \"\($0.zoneName)\")" } ?? ""
+                    let error = RecordFormatError(.serverError, serverError.description + zoneName, byteOffset: zone.byteRange.lowerBound)
+                    try emit(.reject(positionKnown ? Self.located(error, in: line) : error,
+                                     raw: UnsafeRawBufferPointer(rebasing: line[zone.byteRange])))
                 }
+                if let records = zone.records {
+                    try take(records, zone: zone.zoneID, line: line, emit, positionKnown: positionKnown)
+                }
+            }
+        }
+    }
+
+    /// Turns the entries of a `records` array into items; records that name no zone get `zone`
+    /// (the zone entry of a `changes/zone` response they came in).
+    private func take(_ entries: [RecordsResponse.Entry], zone: ZoneID?, line: UnsafeRawBufferPointer,
+                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool) throws {
+        for entry in entries {
+            let entryBytes = UnsafeRawBufferPointer(rebasing: line[entry.byteRange])
+            switch entry.content {
+            case .record(var record):
+                if record.zoneID == nil, let zone { record.zoneID = zone }
+                try emit(.record(record))
+            case .error(let serverError):
+                let error = RecordFormatError(.serverError, serverError.description, byteOffset: entry.byteRange.lowerBound)
+                try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
+            case .invalid(let error):
+                try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
             }
         }
     }

@@ -610,6 +610,8 @@ private final class ChunkJob: @unchecked Sendable {
                         case .dropped:
                             recordsRead += 1
                             recordsDropped += 1
+                        case .zonesOnly:
+                            localIndex -= 1
                         case .reject(let error, let rawBytes):
                             events.append(Event(kind: .reject(error, raw: Array(rawBytes)), line: line, localIndex: localIndex,
                                                 recordsBefore: recordEnds.count))

@@ -59,6 +59,19 @@ public final class NDJSONReader: RecordReader {
     /// Record lines skipped by the prefilter.
     public private(set) var prefilteredCount = 0
 
+    /// A response that lists zones and holds no records.
+    public struct ZoneListing: Sendable, Equatable {
+        /// `zones/list`, `changes/database`, … as the shape tells.
+        public var shape: String
+        /// How many zones it names.
+        public var zoneCount: Int
+        /// The 1-based line it starts on.
+        public var line: Int
+    }
+
+    /// The responses read so far that list zones and hold no records (nothing to convert).
+    public private(set) var zoneListings: [ZoneListing] = []
+
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
     private var start = 0 // first unconsumed byte
@@ -173,6 +186,9 @@ public final class NDJSONReader: RecordReader {
                 prefilteredCount += 1
             case .reject(let error, let raw):
                 pending.append(.reject(locate(error), raw: Array(raw)))
+            case .zonesOnly(let shape, let zoneCount):
+                itemCount -= 1
+                zoneListings.append(ZoneListing(shape: shape, zoneCount: zoneCount, line: lineNumber))
             }
         }
         return first
@@ -354,40 +370,21 @@ public final class NDJSONReader: RecordReader {
     }
 
     private func decodeDocuments(_ text: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        let config = RecordJSON.Configuration(maximumDepth: configuration.maximumDepth)
-        let decoder = NDJSONLineDecoder(configuration: config)
-        while true {
-            while offset < text.count, [0x20, 0x0A, 0x0D, 0x09].contains(text[offset]) { offset += 1 }
-            if offset >= text.count { return }
-            // Find the extent of the next value, then decode it.
-            let valueEnd: Int
-            do {
-                valueEnd = try RecordJSON.extentOfValue(in: text, from: offset, configuration: config)
-            } catch {
-                itemCount += 1
-                pending.append(.reject(locate(error, documentText: text), raw: Array(UnsafeRawBufferPointer(rebasing: text[offset...]))))
-                return
+        var decoder = NDJSONLineDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth))
+        decoder.prefilter = prefilter
+        try decoder.decodeDocuments(text) { item in
+            itemCount += 1
+            switch consume item {
+            case .record(let record):
+                pending.append(.record(record, index: itemCount))
+            case .dropped:
+                prefilteredCount += 1
+            case .zonesOnly(let shape, let zoneCount):
+                itemCount -= 1
+                zoneListings.append(ZoneListing(shape: shape, zoneCount: zoneCount, line: lineNumber))
+            case .reject(let error, let raw):
+                pending.append(.reject(locate(error, documentText: text), raw: Array(raw)))
             }
-            let slice = UnsafeRawBufferPointer(rebasing: text[offset..<valueEnd])
-            let base = offset
-            try decoder.decode(slice, raw: slice) { item in
-                itemCount += 1
-                switch consume item {
-                case .record(let record):
-                    pending.append(.record(record, index: itemCount))
-                case .dropped:
-                    prefilteredCount += 1
-                case .reject(var error, let raw):
-                    if error.column == nil {
-                        // An item of an array, re-encoded: its position is the array's.
-                        error.byteOffset = 0
-                    }
-                    error.byteOffset += base
-                    pending.append(.reject(locate(error, documentText: text), raw: Array(raw)))
-                }
-            }
-            offset = valueEnd
         }
     }
 }

@@ -1,8 +1,9 @@
 // What Swift cannot reach directly, wrapped in plain C as swift-nio's CNIOLinux does: the CPU
 // affinity mask (glibc hides it behind _GNU_SOURCE), the compiler's prefetch hint, the
 // processor's carry-less multiplication (x86-64 intrinsics, which Swift cannot call) used for
-// CRC-32, and 16-byte SSE2 scans of JSON string bytes (Swift's SIMD types compile these to
-// byte-at-a-time loops). Nothing else lives here.
+// CRC-32, and 16-byte SSE2 scans of JSON text — string bytes and the whitespace of
+// pretty-printed documents (Swift's SIMD types compile these to byte-at-a-time loops). Nothing
+// else lives here.
 #ifndef C_FERRY_SYSTEM_H
 #define C_FERRY_SYSTEM_H
 
@@ -59,6 +60,31 @@ static inline long CFerrySystem_scanPlainString(const unsigned char *bytes, long
     return i;
 #else
     (void)bytes; (void)count; (void)high; (void)found;
+    return 0;
+#endif
+}
+
+/// Skips JSON whitespace (space, tab, line feed, carriage return) from `bytes` 16 bytes at a time.
+/// Returns the offset of the first other byte and sets `*found` to 1, or returns the offset where
+/// fewer than 16 bytes remain and leaves `*found` alone (the caller scans the rest). Returns 0
+/// on processors without SSE2.
+static inline long CFerrySystem_skipWhitespace(const unsigned char *bytes, long count, int *found) {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    long i = 0;
+    for (; i + 16 <= count; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(bytes + i));
+        __m128i white = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(white) & 0xFFFFu;
+        if (other != 0) {
+            *found = 1;
+            return i + (long)__builtin_ctz(other);
+        }
+    }
+    return i;
+#else
+    (void)bytes; (void)count; (void)found;
     return 0;
 #endif
 }

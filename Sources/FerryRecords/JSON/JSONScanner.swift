@@ -50,17 +50,71 @@ package struct JSONScanner {
     @inlinable @inline(__always)
     package var isAtEnd: Bool { position >= end }
 
+    /// Skips whitespace between tokens. Compact text pays one compare; pretty-printed text
+    /// (CloudKit answers with `"key" : value` and two-space indents) goes to
+    /// ``skipWhitespaceRun()``.
     @inlinable @inline(__always)
     package mutating func skipWhitespace() {
-        while position < end {
-            let b = base[position]
-            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 {
-                position += 1
+        if position < end && base[position] <= 0x20 { skipWhitespaceRun() }
+    }
+
+    /// Skips a run of whitespace, 16 bytes at a time (a line break and its indentation).
+    @inlinable
+    package mutating func skipWhitespaceRun() {
+        var i = position
+        var found: Int32 = 0
+        // One byte first: between tokens of a pretty-printed document it is often a single space.
+        let first = base[i]
+        if first == 0x20 || first == 0x0A || first == 0x0D || first == 0x09 {
+            i += 1
+            if i < end && base[i] > 0x20 {
+                position = i
                 sawWhitespace = true
-            } else {
                 return
             }
+            i += CFerrySystem_skipWhitespace(base + i, end - i, &found)
+            if found == 0 {
+                while i < end {
+                    let b = base[i]
+                    guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { break }
+                    i += 1
+                }
+            }
+            position = i
+            sawWhitespace = true
         }
+    }
+
+    /// Consumes `byte` if it comes next, after any whitespace.
+    @inlinable @inline(__always)
+    package mutating func matchByte(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard position < end && base[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    /// Consumes a member key given with its quotes (`#""zoneName""#`), the `:` after it and the
+    /// whitespace around them, if the key comes next; otherwise leaves the position where it was.
+    /// Compact text is matched in one or two word compares; pretty-printed text just as well.
+    @inline(__always)
+    package mutating func matchKey(_ quotedKey: StaticString) -> Bool {
+        let start = position
+        skipWhitespace()
+        guard matchLiteral(quotedKey) else {
+            position = start
+            return false
+        }
+        if current != UInt8(ascii: ":") {
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else {
+                position = start
+                return false
+            }
+        }
+        position += 1
+        skipWhitespace()
+        return true
     }
 
     // MARK: Errors

@@ -128,91 +128,95 @@ extension JSONScanner {
         return stamp
     }
 
-    /// The fast path for `{"zoneName":"…"[,"ownerRecordName":"…"][,"zoneType":"…"]}` without
-    /// spaces; `nil`, with the position unchanged, for any other shape.
+    /// The fast path for `{"zoneName":"…"[,"ownerRecordName":"…"][,"zoneType":"…"]}`, compact
+    /// or pretty-printed; `nil`, with the position unchanged, for any other shape.
     @inline(__always)
     mutating func decodeCompactZoneID() throws(RecordFormatError) -> ZoneID? {
         let start = position
-        guard matchLiteral(#"{"zoneName":""#) else { return nil }
-        try enter()
-        depth -= 1
-        position -= 1
-        var zone = ZoneID(zoneName: try readString())
-        if matchLiteral(#","ownerRecordName":""#) {
-            position -= 1
-            zone.ownerRecordName = try readString()
-        }
-        if matchLiteral(#","zoneType":""#) {
-            position -= 1
-            zone.zoneType = try readString()
-        }
-        guard current == UInt8(ascii: "}") else {
+        guard matchByte(UInt8(ascii: "{")), matchKey(#""zoneName""#), current == UInt8(ascii: "\"") else {
             position = start
             return nil
         }
-        position += 1
+        try enter()
+        depth -= 1
+        var zone = ZoneID(zoneName: try readString())
+        if let owner = try matchStringMember(#""ownerRecordName""#) { zone.ownerRecordName = owner }
+        if let type = try matchStringMember(#""zoneType""#) { zone.zoneType = type }
+        guard matchByte(UInt8(ascii: "}")) else {
+            position = start
+            return nil
+        }
         return zone
     }
 
-    /// The fast path for `{"recordName":"…"[,"zoneID":{…}][,"action":"…"]}` without spaces;
-    /// `nil`, with the position unchanged, for any other shape.
+    /// Reads `, "key": "string"` if it comes next (after any whitespace); otherwise leaves the
+    /// position where it was and returns `nil`.
+    @inline(__always)
+    mutating func matchStringMember(_ quotedKey: StaticString) throws(RecordFormatError) -> String? {
+        let start = position
+        guard matchByte(UInt8(ascii: ",")), matchKey(quotedKey), current == UInt8(ascii: "\"") else {
+            position = start
+            return nil
+        }
+        return try readString()
+    }
+
+    /// The fast path for `{"recordName":"…"[,"zoneID":{…}][,"action":"…"]}`, compact or
+    /// pretty-printed; `nil`, with the position unchanged, for any other shape.
     @inline(__always)
     mutating func decodeCompactReference() throws(RecordFormatError) -> Reference? {
         let start = position
-        guard matchLiteral(#"{"recordName":""#) else { return nil }
+        guard matchByte(UInt8(ascii: "{")), matchKey(#""recordName""#), current == UInt8(ascii: "\"") else {
+            position = start
+            return nil
+        }
         try enter()
-        position -= 1
         let name = try readString()
         var zone: ZoneID?
         var action: Reference.Action?
-        if matchLiteral(#","zoneID":{"#) {
-            position -= 1
+        let afterName = position
+        if matchByte(UInt8(ascii: ",")), matchKey(#""zoneID""#), current == UInt8(ascii: "{") {
             guard let compact = try decodeCompactZoneID() else {
                 depth -= 1
                 position = start
                 return nil
             }
             zone = compact
+        } else {
+            position = afterName
         }
-        if matchLiteral(#","action":""#) {
-            position -= 1
-            action = Reference.Action(rawValue: try readString())
-        }
+        if let text = try matchStringMember(#""action""#) { action = Reference.Action(rawValue: text) }
         depth -= 1
-        guard current == UInt8(ascii: "}") else {
+        guard matchByte(UInt8(ascii: "}")) else {
             position = start
             return nil
         }
-        position += 1
         return Reference(recordName: name, zoneID: zone, action: action)
     }
 
-    /// The fast path for `{"timestamp":N,"userRecordName":"…"[,"deviceID":"…"]}` without spaces;
-    /// `nil`, with the position unchanged, for any other shape.
+    /// The fast path for `{"timestamp":N,"userRecordName":"…"[,"deviceID":"…"]}`, compact or
+    /// pretty-printed; `nil`, with the position unchanged, for any other shape.
     @inline(__always)
     mutating func decodeCompactStamp() throws(RecordFormatError) -> RecordStamp? {
         let start = position
-        guard matchLiteral(#"{"timestamp":"#), current == UInt8(ascii: "-") || (current >= UInt8(ascii: "0") && current <= UInt8(ascii: "9")) else {
+        guard matchByte(UInt8(ascii: "{")), matchKey(#""timestamp""#),
+              current == UInt8(ascii: "-") || (current >= UInt8(ascii: "0") && current <= UInt8(ascii: "9")) else {
             position = start
             return nil
         }
-        guard let timestamp = try readNumber().exactInteger, matchLiteral(#","userRecordName":""#) else {
+        guard let timestamp = try readNumber().exactInteger,
+              matchByte(UInt8(ascii: ",")), matchKey(#""userRecordName""#), current == UInt8(ascii: "\"") else {
             position = start
             return nil
         }
         try enter() // the depth limit applies as on the general path
         depth -= 1
-        position -= 1
         var stamp = RecordStamp(timestamp: timestamp, userRecordName: try readString())
-        if matchLiteral(#","deviceID":""#) {
-            position -= 1
-            stamp.deviceID = try readString()
-        }
-        guard current == UInt8(ascii: "}") else {
+        if let device = try matchStringMember(#""deviceID""#) { stamp.deviceID = device }
+        guard matchByte(UInt8(ascii: "}")) else {
             position = start
             return nil
         }
-        position += 1
         return stamp
     }
 
@@ -414,14 +418,17 @@ extension JSONScanner {
         return RecordField(consume value, type: type, unknownKeys: unknown)
     }
 
-    /// The fast path for the shape CloudKit and Ferry write, `{"value":…,"type":"TAG"}` without
-    /// spaces: keys matched as literals instead of scanned and compared. Returns `nil`, with the
-    /// position unchanged, for any other shape (the general path then reads it); errors in the
-    /// value are the general path's errors.
+    /// The fast path for the shape CloudKit and Ferry write, `{"value":…,"type":"TAG"}`, compact
+    /// or pretty-printed: keys matched as literals instead of scanned and compared. Returns `nil`,
+    /// with the position unchanged, for any other shape (the general path then reads it); errors
+    /// in the value are the general path's errors.
     @inline(__always)
     mutating func decodeCompactField(named name: String) throws(RecordFormatError) -> RecordField? {
         let start = position
-        guard matchLiteral(#"{"value":"#) else { return nil }
+        guard matchByte(UInt8(ascii: "{")), matchKey(#""value""#) else {
+            position = start
+            return nil
+        }
         try enter()
         let valueOffset = position
         var stringValue: String?
@@ -432,19 +439,17 @@ extension JSONScanner {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): numberValue = try readNumber()
         default: speculated = try speculateComposite()
         }
-        guard matchLiteral(#","type":""#) else {
+        guard matchByte(UInt8(ascii: ",")), matchKey(#""type""#), current == UInt8(ascii: "\"") else {
             depth -= 1
             position = start
             return nil
         }
-        position -= 1 // back to the tag's opening quote
         let type = try readFieldType()
-        guard current == UInt8(ascii: "}") else {
+        guard matchByte(UInt8(ascii: "}")) else {
             depth -= 1
             position = start
             return nil
         }
-        position += 1
         depth -= 1
         if let value = speculated.take()?.value(as: type) { return RecordField(consume value, type: type) }
         // The common scalars, exactly as decodeScalar would give them.
@@ -509,12 +514,20 @@ extension JSONScanner {
             return .strings(items)
         case UInt8(ascii: "{"):
             if let reference = try decodeCompactReference() { return .reference(reference) }
-            if startsWith(#"{"fileChecksum":"#) { return .asset(try decodeAsset()) }
-            if startsWith(#"{"latitude":"#) { return .location(try decodeLocation()) }
+            if firstKeyIs(#""fileChecksum""#) { return .asset(try decodeAsset()) }
+            if firstKeyIs(#""latitude""#) { return .location(try decodeLocation()) }
             return nil
         default:
             return nil
         }
+    }
+
+    /// Whether the object at `position` starts with the key `quotedKey` (nothing is consumed).
+    @inline(__always)
+    mutating func firstKeyIs(_ quotedKey: StaticString) -> Bool {
+        let start = position
+        defer { position = start }
+        return matchByte(UInt8(ascii: "{")) && matchKey(quotedKey)
     }
 
     /// Reads a type tag, returning the shared constant for standard tags (no allocation).

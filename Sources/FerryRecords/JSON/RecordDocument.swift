@@ -4,35 +4,12 @@ public enum RecordDocument: Sendable {
     case record(Record)
     /// A per-record error entry (`serverErrorCode`).
     case recordError(RecordServerError)
-    /// A CKWS response holding records: `records/query`, `records/lookup`, `records/changes`.
+    /// A CKWS response with a `records` array: `records/query`, `records/lookup`,
+    /// `records/modify`, `records/changes`.
     case response(RecordsResponse)
-}
-
-/// A CKWS response document: `{"records": […], "continuationMarker": …}` and the like.
-public struct RecordsResponse: Sendable {
-    /// One entry of `records`, with where it is in the document.
-    public struct Entry: Sendable {
-        public enum Content: Sendable {
-            case record(Record)
-            case error(RecordServerError)
-            /// An entry that is JSON but not a valid record; the error says why.
-            case invalid(RecordFormatError)
-        }
-        public var content: Content
-        /// Byte range of the entry in the document (to copy it verbatim to a rejects file).
-        public var byteRange: Range<Int>
-    }
-
-    /// The entries of `records`, in order.
-    public var entries: [Entry]
-    /// `continuationMarker` of a query page.
-    public var continuationMarker: String?
-    /// `syncToken` of a `records/changes` page.
-    public var syncToken: String?
-    /// `moreComing` of a change page.
-    public var moreComing: Bool?
-    /// The other members of the response.
-    public var unknownKeys: JSONObject
+    /// A CKWS response with a `zones` array: `changes/zone` (records inside its zones),
+    /// `zones/list`, `zones/lookup`, `zones/modify`, `changes/database`, legacy `zones/changes`.
+    case zones(ZonesResponse)
 }
 
 /// Which parts of a record to decode when only some are needed (filtering before a full decode).
@@ -74,7 +51,7 @@ public enum RecordJSON {
             return record
         case .recordError(let error):
             throw RecordFormatError(.serverError, error.description, byteOffset: start)
-        case .response:
+        case .response, .zones:
             throw RecordFormatError(.wrongType, "expected a record dictionary, found a response document", byteOffset: start)
         }
     }
@@ -92,7 +69,7 @@ public enum RecordJSON {
             return record
         case .recordError(let error):
             throw RecordFormatError(.serverError, error.description, byteOffset: start)
-        case .response:
+        case .response, .zones:
             throw RecordFormatError(.wrongType, "expected a record dictionary, found a response document", byteOffset: start)
         }
     }
@@ -131,6 +108,17 @@ public enum RecordJSON {
         let document = try scanner.decodeDocument()
         try scanner.expectEnd()
         return document
+    }
+
+    /// Decodes the document (an object) that starts at `offset` of `text`, which may go on with
+    /// more documents: returns it and the offset just after it. Byte ranges and error offsets are
+    /// offsets in `text`.
+    package static func decodeDocument(in text: UnsafeRawBufferPointer, at offset: Int,
+                                       configuration: Configuration = .init()) throws(RecordFormatError) -> (RecordDocument, end: Int) {
+        var scanner = JSONScanner(text, maximumDepth: configuration.maximumDepth)
+        scanner.position = offset
+        let document = try scanner.decodeDocument()
+        return (document, scanner.position)
     }
 
     /// Checks that `bytes` hold exactly one well-formed JSON value — structure, strings (escapes,
@@ -196,47 +184,24 @@ private enum RecordKey: UInt16 {
 }
 
 extension JSONScanner {
-    /// Decodes the object at `position` as a record, an error entry or a response.
+    /// Decodes the object at `position` as a record, an error entry or a response, in one pass:
+    /// a response's entries are decoded where they stand.
     mutating func decodeDocument() throws(RecordFormatError) -> RecordDocument {
         skipWhitespace()
         let objectStart = position
         try beginObject("a record object")
         var record = Record(recordName: "")
         var members = RecordMembers()
+        members.decodesResponses = true
         try decodeMembers(into: &record, &members)
-        var unknown = members.unknown
-        let seen = members.seen, recordsOffset = members.recordsOffset, recordsIndex = members.recordsIndex
-        let objectEnd = position
-
-        // A response: has a `records` array and is not itself a record.
         let hasName = members.hasName
-        if recordsOffset >= 0 && !hasName {
-            var sub = self
-            sub.position = recordsOffset
-            var response = RecordsResponse(entries: [], continuationMarker: nil, syncToken: nil, moreComing: nil, unknownKeys: JSONObject())
-            try sub.beginArray()
-            var firstEntry = true
-            while try sub.nextElement(&firstEntry) {
-                sub.skipWhitespace()
-                let entryStart = sub.position
-                let content: RecordsResponse.Entry.Content
-                do throws(RecordFormatError) {
-                    switch try sub.decodeDocument() {
-                    case .record(let r): content = .record(r)
-                    case .recordError(let e): content = .error(e)
-                    case .response: throw sub.error(.wrongType, "expected a record in \"records\", found a nested response", at: entryStart)
-                    }
-                } catch let failure {
-                    // Keep going past a bad entry if it is at least well-formed JSON.
-                    sub.position = entryStart
-                    sub.depth = 1
-                    try sub.skipValue()
-                    content = .invalid(failure)
-                }
-                response.entries.append(.init(content: content, byteRange: entryStart..<sub.position))
-            }
-            // Restore the response's own members (and a record's known keys, if any were given).
-            for member in unknown {
+
+        // A response: has a `records` (or else a `zones`) array and is not itself a record.
+        if let entries = members.recordEntries, !hasName {
+            try restoreAsJSON(&members, records: false, zones: true)
+            var response = RecordsResponse(entries: entries, continuationMarker: nil, syncToken: nil, moreComing: nil,
+                                           unknownKeys: JSONObject())
+            for member in members.unknown {
                 switch member.key {
                 case "continuationMarker" where member.value.stringValue != nil: response.continuationMarker = member.value.stringValue
                 case "syncToken" where member.value.stringValue != nil: response.syncToken = member.value.stringValue
@@ -245,19 +210,30 @@ extension JSONScanner {
                 default: response.unknownKeys.members.append(member)
                 }
             }
-            if seen != 0 {
+            if members.seen != 0 {
                 throw error(.wrongType, "expected either a record or a response with \"records\", found an object with both record keys and \"records\"", at: objectStart)
             }
             return .response(response)
         }
-
-        if recordsOffset >= 0 {
-            // A record with an unknown `records` key: keep it as plain JSON in its place.
-            var sub = self
-            sub.position = recordsOffset
-            sub.depth = 0
-            unknown.members.insert(JSONObject.Member(key: "records", value: try sub.readValue()), at: recordsIndex)
+        if let entries = members.zoneEntries, !hasName {
+            var response = ZonesResponse(entries: entries, syncToken: nil, metaSyncToken: nil, moreComing: nil, unknownKeys: JSONObject())
+            for member in members.unknown {
+                switch member.key {
+                case "syncToken" where member.value.stringValue != nil: response.syncToken = member.value.stringValue
+                case "metaSyncToken" where member.value.stringValue != nil: response.metaSyncToken = member.value.stringValue
+                case "moreComing":
+                    if case .bool(let b) = member.value { response.moreComing = b } else { response.unknownKeys.members.append(member) }
+                default: response.unknownKeys.members.append(member)
+                }
+            }
+            if members.seen != 0 {
+                throw error(.wrongType, "expected either a record or a response with \"zones\", found an object with both record keys and \"zones\"", at: objectStart)
+            }
+            return .zones(response)
         }
+        // A record whose unknown members are named `records` or `zones`: kept as plain JSON.
+        try restoreAsJSON(&members, records: true, zones: true)
+        let unknown = members.unknown
 
         if members.mayBeErrorEntry {
             if let code = unknown["serverErrorCode"]?.stringValue {
@@ -272,9 +248,23 @@ extension JSONScanner {
         guard hasName else {
             throw error(.missingKey, "expected key \"recordName\" in the record, found none", at: objectStart)
         }
-        _ = objectEnd
         record.unknownKeys = unknown
         return .record(record)
+    }
+
+    /// Puts the `records` and `zones` arrays that were decoded as entries back among the unknown
+    /// members, as plain JSON in their places (for an object that turned out to be a record).
+    private func restoreAsJSON(_ members: inout RecordMembers, records: Bool, zones: Bool) throws(RecordFormatError) {
+        var restored: [(offset: Int, index: Int, key: String)] = []
+        if records && members.recordsOffset >= 0 { restored.append((members.recordsOffset, members.recordsIndex, "records")) }
+        if zones && members.zonesOffset >= 0 { restored.append((members.zonesOffset, members.zonesIndex, "zones")) }
+        // In document order: each insertion shifts the places of those after it by one.
+        for (shift, item) in restored.sorted(by: { $0.offset < $1.offset }).enumerated() {
+            var sub = self
+            sub.position = item.offset
+            sub.depth = 0
+            members.unknown.members.insert(JSONObject.Member(key: item.key, value: try sub.readValue()), at: item.index + shift)
+        }
     }
 
     /// Decodes the record object at `position` into `record`, replacing all of it: for callers
@@ -287,7 +277,7 @@ extension JSONScanner {
         var members = RecordMembers()
         try decodeMembers(into: &record, &members)
         let decoded = members.decoded
-        guard members.recordsOffset < 0, members.hasName else { return false }
+        guard members.recordsOffset < 0, members.zonesOffset < 0, members.hasName else { return false }
         if members.mayBeErrorEntry, members.unknown["serverErrorCode"]?.stringValue != nil { return false }
         // What this record does not have, the one before may have had.
         if decoded & RecordKey.recordType.rawValue == 0 { record.recordType = nil }
@@ -318,17 +308,30 @@ extension JSONScanner {
         while try nextMember(&first) {
             let key = try readKey()
             guard let known = RecordKey.match(key) else {
-                if key.equals("records") {
+                let isRecords = key.equals("records")
+                if isRecords || key.equals("zones") {
+                    let offset = isRecords ? members.recordsOffset : members.zonesOffset
+                    if offset >= 0 { throw duplicate(key) }
                     skipWhitespace()
                     if current == UInt8(ascii: "[") {
-                        if members.recordsOffset >= 0 || members.unknown.contains(where: { $0.key == "records" }) { throw duplicate(key) }
-                        members.recordsOffset = position
-                        members.recordsIndex = members.unknown.count
-                        try skipValue()
+                        if members.unknown.contains(where: { $0.key == (isRecords ? "records" : "zones") }) { throw duplicate(key) }
+                        if isRecords {
+                            members.recordsOffset = position
+                            members.recordsIndex = members.unknown.count
+                        } else {
+                            members.zonesOffset = position
+                            members.zonesIndex = members.unknown.count
+                        }
+                        // Reading plain records only: such an object is read by decodeDocument().
+                        guard members.decodesResponses else { return }
+                        if isRecords {
+                            members.recordEntries = try decodeRecordEntries()
+                        } else {
+                            members.zoneEntries = try decodeZoneEntries()
+                        }
                         continue
                     }
                 }
-                if members.recordsOffset >= 0 && key.equals("records") { throw duplicate(key) }
                 try readUnknown(key, into: &members.unknown)
                 continue
             }
@@ -348,22 +351,24 @@ extension JSONScanner {
     private mutating func matchMember(_ key: RecordKey, first: inout Bool) -> Bool {
         let start = position
         if !first {
-            guard current == UInt8(ascii: ",") else { return false }
-            position += 1
+            guard matchByte(UInt8(ascii: ",")) else {
+                position = start
+                return false
+            }
         }
         let matched = switch key {
-        case .recordName: matchLiteral(#""recordName":"#)
-        case .recordType: matchLiteral(#""recordType":"#)
-        case .zoneID: matchLiteral(#""zoneID":"#)
-        case .recordChangeTag: matchLiteral(#""recordChangeTag":"#)
-        case .created: matchLiteral(#""created":"#)
-        case .modified: matchLiteral(#""modified":"#)
-        case .deleted: matchLiteral(#""deleted":"#)
-        case .parent: matchLiteral(#""parent":"#)
-        case .share: matchLiteral(#""share":"#)
-        case .shortGUID: matchLiteral(#""shortGUID":"#)
-        case .fields: matchLiteral(#""fields":"#)
-        case .pluginFields: matchLiteral(#""pluginFields":"#)
+        case .recordName: matchKey(#""recordName""#)
+        case .recordType: matchKey(#""recordType""#)
+        case .zoneID: matchKey(#""zoneID""#)
+        case .recordChangeTag: matchKey(#""recordChangeTag""#)
+        case .created: matchKey(#""created""#)
+        case .modified: matchKey(#""modified""#)
+        case .deleted: matchKey(#""deleted""#)
+        case .parent: matchKey(#""parent""#)
+        case .share: matchKey(#""share""#)
+        case .shortGUID: matchKey(#""shortGUID""#)
+        case .fields: matchKey(#""fields""#)
+        case .pluginFields: matchKey(#""pluginFields""#)
         }
         guard matched, !nextIsNull() else {
             position = start
@@ -417,10 +422,21 @@ private struct RecordMembers {
     var decoded: UInt16 = 0
     /// Unknown members, and known ones given as `null`, in order.
     var unknown = JSONObject()
+    /// Whether `records` and `zones` arrays are decoded as response entries; when not, reading
+    /// stops at such an array (the object is not a plain record).
+    var decodesResponses = false
     /// Where a `records` array starts (a response), or -1.
     var recordsOffset = -1
     /// How many unknown members came before `records`.
     var recordsIndex = 0
+    /// The entries of the `records` array, decoded.
+    var recordEntries: [RecordsResponse.Entry]?
+    /// Where a `zones` array starts (a zones response), or -1.
+    var zonesOffset = -1
+    /// How many unknown members came before `zones`.
+    var zonesIndex = 0
+    /// The entries of the `zones` array, decoded.
+    var zoneEntries: [ZonesResponse.Entry]?
 
     /// Whether `recordName` was given (and not `null`).
     var hasName: Bool { decoded & RecordKey.recordName.rawValue != 0 }
