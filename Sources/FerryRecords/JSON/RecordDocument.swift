@@ -121,6 +121,20 @@ public enum RecordJSON {
         return (document, scanner.position)
     }
 
+    /// Whether `line` opens a JSON object or array that it does not close: the first line of a
+    /// pretty-printed document. Checks structure only.
+    package static func opensIncompleteValue(_ line: UnsafeRawBufferPointer, configuration: Configuration = .init()) -> Bool {
+        var scanner = JSONScanner(line, maximumDepth: configuration.maximumDepth)
+        scanner.skipWhitespace()
+        guard scanner.current == UInt8(ascii: "{") || scanner.current == UInt8(ascii: "[") else { return false }
+        do throws(RecordFormatError) {
+            try scanner.skipValueStructure()
+            return false
+        } catch {
+            return error.code == .truncated
+        }
+    }
+
     /// Checks that `bytes` hold exactly one well-formed JSON value — structure, strings (escapes,
     /// surrogate pairs, UTF-8), numbers, literals, nesting depth — without decoding it. Duplicate
     /// keys and the record rules are not checked (that takes a decode).

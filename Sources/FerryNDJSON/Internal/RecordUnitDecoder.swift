@@ -1,0 +1,216 @@
+import FerryIO
+import FerryRecords
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What decoding one ``InputUnit`` gave: its records (or their encoding) and, in input order
+/// with them, what else happened (rejects, records a transform failed on, over-long lines, zone
+/// listings).
+///
+/// `@unchecked Sendable`: written by one worker, then read by the caller after
+/// ``OrderedWorkers/takeHead()`` (or on one thread throughout).
+package final class RecordUnitResult: @unchecked Sendable {
+    package enum EventKind {
+        case reject(RecordFormatError, raw: [UInt8])
+        case transformFailure(any Error)
+        /// A line over the limit: its bytes in the unit, without its newline.
+        case oversizedLine(Range<Int>)
+        case zonesOnly(shape: String, zoneCount: Int)
+    }
+
+    /// Something to report, with where it happened.
+    package struct Event {
+        package var kind: EventKind
+        /// The 1-based line: within the unit for line units (the caller adds the lines before
+        /// it), within the input for document units.
+        package var line: Int
+        /// The 1-based index among the unit's records and rejects.
+        package var localIndex: Int
+        /// Records kept before it.
+        package var recordsBefore: Int
+    }
+
+    let unit: InputUnit
+    /// The records kept, when they are not encoded.
+    package var records: [Record] = []
+    /// The records kept, encoded one per line, when encoding.
+    package var output = JSONOutput(capacity: 64)
+    /// The end offset in `output` of each record encoded.
+    package var recordEnds: [Int] = []
+    package var events: [Event] = []
+    /// Lines of a line unit (all of them, unless decoding stopped at a failure).
+    package var lineCount = 0
+    /// Records read, the prefilter's drops included.
+    package var recordsRead = 0
+    /// Records the prefilter dropped without a full decode.
+    package var recordsDropped = 0
+    /// Records and rejects of the unit (its last local index).
+    package var itemCount = 0
+    /// Whether to note where each kept record was (``positions``).
+    package var keepsPositions = false
+    /// The local index and line of each record in ``records``, when ``keepsPositions``.
+    package var positions: [(index: Int, line: Int)] = []
+
+    package init(unit: InputUnit) { self.unit = unit }
+
+    /// Records kept (encoded or not).
+    package var keptCount: Int { max(records.count, recordEnds.count) }
+}
+
+/// Decodes units of records on whichever thread runs it: lines through ``NDJSONLineDecoder``
+/// (plain record lines into one reused record), documents in one pass each; then the transform
+/// (filters, projection) and, when asked, the encoding — exactly as a sequential reader and
+/// writer would.
+package struct RecordUnitDecoder: Sendable {
+    /// What to do with each record: `false` drops it; it may change it (projection).
+    package typealias Transform = @Sendable (inout Record) throws -> Bool
+
+    package let decoder: NDJSONLineDecoder
+    package let transform: Transform?
+    /// Encode kept records as NDJSON lines instead of keeping them.
+    package let encodes: Bool
+    /// Stop at the first failure (the rest of the unit is not needed).
+    package let failsFast: Bool
+    package let maximumLineBytes: Int
+
+    package init(decoder: NDJSONLineDecoder, transform: Transform?, encodes: Bool, failsFast: Bool, maximumLineBytes: Int) {
+        self.decoder = decoder
+        self.transform = transform
+        self.encodes = encodes
+        self.failsFast = failsFast
+        self.maximumLineBytes = maximumLineBytes
+    }
+
+    /// Thrown inside to stop a unit at its first failure.
+    private struct Stop: Error {}
+
+    package func decode(_ result: RecordUnitResult) {
+        let unit = result.unit
+        if encodes {
+            let count = unit.bytes.count
+            result.output = JSONOutput(capacity: count + count / 8 + 64)
+        }
+        unit.withBytes { _ in
+            switch unit.kind {
+            case .lines: decodeLines(unit.content, into: result)
+            case .documents: decodeDocuments(unit.content, into: result)
+            }
+        }
+    }
+
+    /// A decoded record: transformed, then kept or encoded.
+    private func take(_ record: inout Record, into result: RecordUnitResult, line: Int, localIndex: Int) throws {
+        result.recordsRead += 1
+        if let transform {
+            do {
+                guard try transform(&record) else { return }
+            } catch {
+                result.events.append(.init(kind: .transformFailure(error), line: line, localIndex: localIndex,
+                                           recordsBefore: result.keptCount))
+                if failsFast { throw Stop() }
+                return
+            }
+        }
+        if encodes {
+            RecordJSON.encode(record, into: &result.output)
+            result.output.append(0x0A)
+            result.recordEnds.append(result.output.count)
+        } else {
+            result.records.append(record)
+            if result.keepsPositions { result.positions.append((localIndex, line)) }
+        }
+    }
+
+    private func decodeLines(_ bytes: UnsafeRawBufferPointer, into result: RecordUnitResult) {
+        guard let base = bytes.baseAddress else { return }
+        var localIndex = 0
+        var line = 0
+        defer {
+            result.lineCount = line
+            result.itemCount = localIndex
+        }
+        // Plain record lines are decoded into this one value, line after line (see
+        // ``NDJSONLineDecoder/decodeRecord(_:into:)``); other lines go through `decode`.
+        var reused = Record(recordName: "")
+        var start = 0
+        while start < bytes.count {
+            line += 1
+            let newline = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
+            let rawEnd = min(newline + 1, bytes.count)
+            defer { start = rawEnd }
+            var contentEnd = newline
+            if contentEnd > start && bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            if newline - start > maximumLineBytes {
+                localIndex += 1
+                result.events.append(.init(kind: .oversizedLine(start..<newline), line: line, localIndex: localIndex,
+                                           recordsBefore: result.keptCount))
+                if failsFast { return }
+                continue
+            }
+            let content = UnsafeRawBufferPointer(rebasing: bytes[start..<contentEnd])
+            if NDJSONLineDecoder.isBlank(content) { continue }
+            let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
+            do {
+                if decoder.decodeRecord(content, into: &reused) {
+                    localIndex += 1
+                    try take(&reused, into: result, line: line, localIndex: localIndex)
+                    continue
+                }
+                try decoder.decode(content, raw: raw) { item in
+                    localIndex += 1
+                    if try !handle(item, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+                }
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func decodeDocuments(_ text: UnsafeRawBufferPointer, into result: RecordUnitResult) {
+        var localIndex = 0
+        defer { result.itemCount = localIndex }
+        do {
+            try decoder.decodeDocuments(text) { item in
+                localIndex += 1
+                var line = 1
+                var located = item
+                if case .reject(var error, let raw) = located {
+                    let position = NDJSONLineDecoder.lineAndColumn(in: text, offset: error.byteOffset)
+                    line = position.line
+                    error.line = position.line
+                    error.column = position.column
+                    located = .reject(error, raw: raw)
+                }
+                if try !handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+            }
+        } catch {
+            return
+        }
+    }
+
+    /// One item of a line or document; returns whether it counts among records and rejects.
+    private func handle(_ item: consuming NDJSONLineItem, into result: RecordUnitResult, line: Int, localIndex: Int) throws -> Bool {
+        switch consume item {
+        case .record(var record):
+            try take(&record, into: result, line: line, localIndex: localIndex)
+        case .dropped:
+            result.recordsRead += 1
+            result.recordsDropped += 1
+        case .reject(let error, let raw):
+            result.events.append(.init(kind: .reject(error, raw: Array(raw)), line: line, localIndex: localIndex,
+                                       recordsBefore: result.keptCount))
+            if failsFast { throw Stop() }
+        case .zonesOnly(let shape, let zoneCount):
+            result.events.append(.init(kind: .zonesOnly(shape: shape, zoneCount: zoneCount), line: line, localIndex: localIndex - 1,
+                                       recordsBefore: result.keptCount))
+            return false
+        }
+        return true
+    }
+}

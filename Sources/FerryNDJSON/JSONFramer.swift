@@ -1,0 +1,345 @@
+import FerryIO
+import FerryRecords
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Ferry's one framer of JSON input: cuts an input into ``InputUnit``s for decoders — chunks of
+/// whole lines (NDJSON, one response per line, Ferry's change log) or, when the first line opens
+/// a value it does not close, the whole input as documents (pretty-printed responses).
+///
+/// Every JSON reader runs on it: the record readers (``NDJSONReader``, one unit at a time on the
+/// calling thread; ``NDJSONParallelConverter``, units decoded on worker threads) and replay's
+/// history readers. A regular file is cut in place from a mapping (on Linux, where its pages can
+/// be given back behind the reader); other inputs are read into memory a chunk at a time, so
+/// memory stays bounded by the chunk size and the longest line. A pipe's bytes are cut as they
+/// come: a unit waits for whole lines, not for a full chunk.
+///
+/// A line longer than ``Configuration/maximumLineBytes`` is not held: the framer returns
+/// ``Piece/oversizedLine``, and the caller fails or streams it to a rejects file with
+/// ``streamOversizedLine(to:)``. Lines inside a chunk are checked against the limit by whoever
+/// decodes the chunk.
+package final class JSONFramer {
+    /// Chunking and limits.
+    package struct Configuration: Sendable {
+        /// Bytes per chunk of lines (whole lines; a longer line makes a longer chunk).
+        package var chunkSize: Int
+        /// The longest line accepted.
+        package var maximumLineBytes: Int
+        /// The largest input read as documents (they are read whole).
+        package var maximumDocumentBytes: Int
+        /// Deepest JSON nesting accepted (for deciding how a first line is framed).
+        package var maximumDepth: Int
+        /// Whether a regular file is cut from a mapping rather than read.
+        package var mapsInput: Bool
+
+        package init(chunkSize: Int = 1 << 20, maximumLineBytes: Int = 64 << 20, maximumDocumentBytes: Int = 1 << 30,
+                     maximumDepth: Int = 512, mapsInput: Bool = true) {
+            self.chunkSize = max(1 << 12, chunkSize)
+            self.maximumLineBytes = maximumLineBytes
+            self.maximumDocumentBytes = maximumDocumentBytes
+            self.maximumDepth = maximumDepth
+            self.mapsInput = mapsInput
+        }
+    }
+
+    /// What ``next()`` cut.
+    package enum Piece {
+        case unit(InputUnit)
+        /// A line longer than the limit starts here (line mode): fail, or pass it on with
+        /// ``streamOversizedLine(to:)`` before asking for the next piece.
+        case oversizedLine
+    }
+
+    private let source: ByteSource
+    private let configuration: Configuration
+    private let sourceIndex: Int
+    /// The input mapped, once known; cut in place.
+    private var mapped: MappedInput?
+    private var mappedOffset = 0
+    /// Bytes read and not yet cut (read mode).
+    private var carry: [UInt8] = []
+    private var isEOF = false
+    private var kind: InputUnit.Kind?
+    private var isFirstUnit = true
+    /// Bytes of the input cut so far.
+    private var cutOffset = 0
+    /// Bytes read from the source (or cut from the mapping).
+    package private(set) var bytesRead = 0
+    /// Where the pages of the mapping already given back end.
+    private var releasedUpTo = 0
+
+    /// A framer for `source`, the input numbered `sourceIndex` among those being read.
+    package init(source: ByteSource, configuration: Configuration = .init(), sourceIndex: Int = 0) {
+        self.source = source
+        self.configuration = configuration
+        self.sourceIndex = sourceIndex
+    }
+
+    /// The input's name.
+    package var sourceName: String { source.name }
+
+    /// How the input is framed, once the first unit was cut.
+    package var framing: InputUnit.Kind? { kind }
+
+    /// The mapping the units are cut from, if the input is mapped.
+    package var mapping: MappedFile? { mapped?.file }
+
+    /// Whether pages of a mapped input can be given back as it is read (Linux's `MADV_DONTNEED`);
+    /// elsewhere inputs are read with `read`, so that memory stays bounded.
+    #if os(Linux)
+    package static let releasesMappedPages = true
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    #else
+    package static let releasesMappedPages = false
+    #endif
+
+    /// The next piece, or `nil` at the end of the input.
+    package func next() throws -> Piece? {
+        if isFirstUnit {
+            if configuration.mapsInput && Self.releasesMappedPages, let input = source.mapRemaining(maximumSize: Int.max) {
+                mapped = input
+            }
+        }
+        if let mapped { return try nextMapped(mapped) }
+        return try nextRead()
+    }
+
+    // MARK: Mapped input
+
+    private func nextMapped(_ input: MappedInput) throws -> Piece? {
+        let bytes = input.bytes
+        guard let base = bytes.baseAddress, mappedOffset < bytes.count else { return nil }
+        let total = bytes.count
+        if kind == nil {
+            kind = framing(of: bytes)
+            if kind == .documents && total > configuration.maximumDocumentBytes { throw tooLargeDocument() }
+        }
+        let start = mappedOffset
+        var cut = total
+        if kind == .lines && start + configuration.chunkSize < total {
+            // Back to the chunk's last newline; past a line longer than a chunk, on to its end.
+            var back = start + configuration.chunkSize
+            while back > start && base.load(fromByteOffset: back - 1, as: UInt8.self) != 0x0A { back -= 1 }
+            if back > start {
+                cut = back
+            } else {
+                let from = start + configuration.chunkSize
+                let searchEnd = min(total, start + configuration.maximumLineBytes + 1)
+                if searchEnd > from, let newline = memchr(base + from, 0x0A, searchEnd - from) {
+                    cut = UnsafeRawPointer(newline) - base + 1
+                } else if searchEnd < total {
+                    return .oversizedLine
+                }
+            }
+        }
+        mappedOffset = cut
+        bytesRead = cut
+        return .unit(makeUnit(mapped: UnsafeRawBufferPointer(rebasing: bytes[start..<cut]), in: input.file))
+    }
+
+    /// Gives back the pages of a mapped input before `end` (an offset in the input), which were
+    /// read and will not be read again, so that they no longer count towards the process's
+    /// memory. They stay in the page cache.
+    package func releaseMapped(upTo end: Int) {
+        #if os(Linux)
+        guard let input = mapped, let base = input.bytes.baseAddress else { return }
+        let page = Self.pageSize
+        let from = (Int(bitPattern: base) + releasedUpTo) & ~(page - 1)
+        let to = (Int(bitPattern: base) + end) & ~(page - 1)
+        guard to > from else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED)
+        releasedUpTo = to - Int(bitPattern: base)
+        #endif
+    }
+
+    // MARK: Read input
+
+    private func nextRead() throws -> Piece? {
+        if kind == nil {
+            // Enough to see the first non-blank line whole.
+            try fill(toAtLeast: configuration.chunkSize)
+            while !isEOF, firstContentLineEnd() == nil, carry.count <= configuration.maximumLineBytes {
+                try fill(toAtLeast: carry.count + configuration.chunkSize)
+            }
+            guard !carry.isEmpty else { return nil }
+            if !isEOF && firstContentLineEnd() == nil {
+                kind = .lines // a first line longer than the limit
+            } else {
+                kind = carry.withUnsafeBytes { framing(of: $0) }
+            }
+        }
+        if kind == .documents {
+            guard !carry.isEmpty || !isEOF else { return nil }
+            while !isEOF {
+                try fill(toAtLeast: carry.count + configuration.chunkSize)
+                if carry.count > configuration.maximumDocumentBytes { throw tooLargeDocument() }
+            }
+            guard !carry.isEmpty else { return nil }
+            defer { carry = [] }
+            return .unit(makeUnit(copying: carry))
+        }
+        // Lines: what is there, or a chunk's worth, cut after its last newline.
+        if carry.count < configuration.chunkSize && !isEOF { try fill(toAtLeast: 1) }
+        var searched = 0
+        while true {
+            if carry.isEmpty && isEOF { return nil }
+            if isEOF {
+                defer { carry.removeAll(keepingCapacity: true) }
+                return .unit(makeUnit(copying: carry))
+            }
+            if let last = lastNewline(from: searched) {
+                let unit = makeUnit(copying: carry[...last])
+                carry.removeFirst(last + 1)
+                return .unit(unit)
+            }
+            searched = carry.count
+            if carry.count > configuration.maximumLineBytes { return .oversizedLine }
+            try fill(toAtLeast: carry.count + 1)
+        }
+    }
+
+    /// Reads until `carry` holds `count` bytes or the input ends (at least one read, unless it
+    /// ended).
+    private func fill(toAtLeast count: Int) throws {
+        var buffer = [UInt8](repeating: 0, count: max(configuration.chunkSize, 1 << 16))
+        repeat {
+            let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+            if n == 0 {
+                isEOF = true
+                return
+            }
+            carry.append(contentsOf: buffer[..<n])
+            bytesRead += n
+        } while carry.count < min(count, configuration.chunkSize)
+    }
+
+    private func lastNewline(from start: Int) -> Int? {
+        carry.withUnsafeBytes { bytes -> Int? in
+            var i = bytes.count - 1
+            while i >= start {
+                if bytes[i] == 0x0A { return i }
+                i -= 1
+            }
+            return nil
+        }
+    }
+
+    /// The end of the first line that is not blank, if `carry` holds it whole.
+    private func firstContentLineEnd() -> Int? {
+        carry.withUnsafeBytes { bytes -> Int? in
+            guard let base = bytes.baseAddress else { return nil }
+            var start = 0
+            while start < bytes.count {
+                guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+                let end = UnsafeRawPointer(newline) - base
+                if !Self.isBlank(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), skippingMark: start == 0) { return end }
+                start = end + 1
+            }
+            return nil
+        }
+    }
+
+    // MARK: Oversized lines
+
+    /// Writes the line longer than the limit that ``next()`` found (and its newline) to `sink`,
+    /// or skips it when `sink` is `nil`, without holding it; reading goes on after it.
+    package func streamOversizedLine(to sink: ByteSink?) throws {
+        if let input = mapped {
+            let base = input.bytes.baseAddress!, total = input.bytes.count
+            var start = mappedOffset
+            while start < total {
+                let piece = min(configuration.chunkSize, total - start)
+                let newline = memchr(base + start, 0x0A, piece).map { UnsafeRawPointer($0) - base }
+                let end = newline.map { $0 + 1 } ?? start + piece
+                try sink?.write(UnsafeRawBufferPointer(start: base + start, count: end - start))
+                releaseMapped(upTo: end)
+                start = end
+                if newline != nil { break }
+            }
+            if start == total && (start == 0 || base.load(fromByteOffset: start - 1, as: UInt8.self) != 0x0A) { try sink?.write([0x0A]) }
+            mappedOffset = start
+            bytesRead = start
+            isFirstUnit = false
+            return
+        }
+        isFirstUnit = false
+        while true {
+            if let newline = carry.firstIndex(of: 0x0A) {
+                try carry.withUnsafeBytes { try sink?.write(UnsafeRawBufferPointer(rebasing: $0[...newline])) }
+                carry.removeFirst(newline + 1)
+                return
+            }
+            try carry.withUnsafeBytes { try sink?.write($0) }
+            carry.removeAll(keepingCapacity: true)
+            if isEOF {
+                try sink?.write([0x0A])
+                return
+            }
+            try fill(toAtLeast: 1)
+        }
+    }
+
+    // MARK: Units
+
+    private func makeUnit(mapped bytes: UnsafeRawBufferPointer, in file: MappedFile) -> InputUnit {
+        defer {
+            isFirstUnit = false
+            cutOffset += bytes.count
+        }
+        return InputUnit(kind: kind ?? .lines, mapped: bytes, in: file, sourceName: source.name, sourceIndex: sourceIndex,
+                         offset: cutOffset, skipsByteOrderMark: isFirstUnit && Self.startsWithByteOrderMark(bytes))
+    }
+
+    private func makeUnit(copying bytes: some Collection<UInt8>) -> InputUnit {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        let unit = InputUnit(kind: kind ?? .lines, owning: storage, count: bytes.count, sourceName: source.name,
+                             sourceIndex: sourceIndex, offset: cutOffset,
+                             skipsByteOrderMark: isFirstUnit && Self.startsWithByteOrderMark(UnsafeRawBufferPointer(storage)[..<bytes.count]))
+        isFirstUnit = false
+        cutOffset += bytes.count
+        return unit
+    }
+
+    // MARK: Framing
+
+    /// How an input starting with `bytes` is framed: as documents when its first non-blank line
+    /// opens a JSON value it does not close (a pretty-printed response), else as lines.
+    private func framing(of bytes: UnsafeRawBufferPointer) -> InputUnit.Kind {
+        guard let base = bytes.baseAddress else { return .lines }
+        var start = Self.startsWithByteOrderMark(bytes) ? 3 : 0
+        while start < bytes.count {
+            let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            start = end + 1
+            if Self.isBlank(line, skippingMark: false) { continue }
+            if line.count > configuration.maximumLineBytes { return .lines }
+            return RecordJSON.opensIncompleteValue(line, configuration: .init(maximumDepth: configuration.maximumDepth)) ? .documents : .lines
+        }
+        return .lines
+    }
+
+    private func tooLargeDocument() -> RecordFormatError {
+        RecordFormatError(.tooLarge, "expected a multi-line JSON document of at most \(configuration.maximumDocumentBytes) bytes, found a larger one",
+                          byteOffset: 0, source: source.name, line: 1, column: 1)
+    }
+
+    /// Whether `bytes` start with a UTF-8 byte order mark.
+    package static func startsWithByteOrderMark(_ bytes: some Collection<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        return iterator.next() == 0xEF && iterator.next() == 0xBB && iterator.next() == 0xBF
+    }
+
+    /// Whether a line holds only spaces, tabs and carriage returns (after a byte order mark, when
+    /// `skippingMark`).
+    private static func isBlank(_ line: UnsafeRawBufferPointer, skippingMark: Bool) -> Bool {
+        let content = skippingMark && startsWithByteOrderMark(line) ? UnsafeRawBufferPointer(rebasing: line[3...]) : line
+        return NDJSONLineDecoder.isBlank(content)
+    }
+}
