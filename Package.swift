@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "FerryIO", targets: ["FerryIO"]),
         .library(name: "FerryRecords", targets: ["FerryRecords"]),
+        .library(name: "FerryPipeline", targets: ["FerryPipeline"]),
         .library(name: "FerryNDJSON", targets: ["FerryNDJSON"]),
         .library(name: "FerryCompression", targets: ["FerryCompression"]),
         .library(name: "FerryPredicate", targets: ["FerryPredicate"]),
@@ -48,24 +49,27 @@ let package = Package(
         // Byte sources and sinks, files, atomic output, processors available.
         .target(name: "FerryIO", dependencies: ["CFerrySystem"]),
         // The CloudKit record model and its JSON mapping.
-        .target(name: "FerryRecords", dependencies: ["FerryIO", "CFerrySystem"]),
-        // Streaming NDJSON (and CKWS response documents) readers and writers.
-        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO"]),
+        .target(name: "FerryRecords", dependencies: ["CFerrySystem"]),
+        // The record pipeline: sources → transform → sort/limit → writers, and its statistics.
+        .target(name: "FerryPipeline", dependencies: ["FerryRecords", "FerryIO", "FerryPredicate"]),
+        // JSON record input (NDJSON, saved CKWS responses) and output; the one framer and the
+        // one ordered parallel pipeline.
+        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate"]),
         // gzip streams, parallel deflate, archives.
         .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib", "CFerrySystem"]),
         // NSPredicate format strings: parse, print, compile, validate for CloudKit.
         .target(name: "FerryPredicate", dependencies: ["FerryRecords"]),
         // XML import and export over libxml2 (streaming, secure).
-        .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "CLibXML2"]),
+        .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "CLibXML2"]),
         // Self-describing archives of a record store (tar + gzip + manifest).
-        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression"]),
+        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
-        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "CFerrySystem"]),
+        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "CFerrySystem"]),
         // The `ferry` commands.
         .target(
             name: "FerryCLI",
             dependencies: [
-                "FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryPredicate",
+                "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryCompression", "FerryPredicate",
                 "FerryXML", "FerryArchive", "FerryChangeLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -73,7 +77,7 @@ let package = Package(
         .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
 
         // Shared by tests and benchmarks: seeded generator, fixtures, chunked feeding.
-        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords"]),
+        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords", "FerryPipeline"]),
 
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "FerryTestSupport"]),
         .testTarget(name: "FerryRecordsTests", dependencies: ["FerryRecords", "FerryTestSupport"]),

@@ -5,6 +5,16 @@
 #include <sched.h>
 #endif
 #include "CFerrySystem.h"
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+void CFerrySystem_keepFreedMemory(void) {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
 
 int CFerrySystem_allowedCPUCount(void) {
 #ifdef __linux__

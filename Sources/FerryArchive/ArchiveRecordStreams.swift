@@ -1,4 +1,5 @@
 import FerryIO
+import FerryPipeline
 import FerryRecords
 
 /// An archive's records as a ``RecordReader``: every zone's records, in the archive's order,
@@ -56,9 +57,9 @@ public final class ArchiveRecordWriter: RecordWriter {
         try write(record, database: database)
     }
 
-    /// Writes one record into its zone of `database`.
-    public func write(_ record: Record, database: String) throws {
-        try archive.add(record, database: database)
+    /// Writes one record into its zone of `database` (``database`` when `nil`).
+    public func write(_ record: Record, database: String?) throws {
+        try archive.add(record, database: database ?? self.database)
         recordCount += 1
     }
 

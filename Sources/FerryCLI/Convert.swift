@@ -3,6 +3,7 @@ import FerryArchive
 import FerryCompression
 import FerryIO
 import FerryNDJSON
+import FerryPipeline
 import FerryPredicate
 import FerryRecords
 
@@ -127,14 +128,12 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        let inputs = Array(paths.dropLast())
         let outputPath = paths[paths.count - 1]
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
-
         var rejectsFile: OutputFile?
         var output: RecordOutput?
-        var stats = RunStatistics()
+        var statistics: RunStatistics
         do {
             if let rejects { rejectsFile = try OutputFile(path: rejects) }
             let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
@@ -146,8 +145,18 @@ struct Convert: ParsableCommand {
                 }
                 try archive.archive.addAssets(fromDirectory: assets)
             }
-            try convert(inputs, into: out, rejects: rejectsFile, stats: &stats, progress: progress, clock: clock)
-            try out.finish()
+            let pipeline = try makePipeline(into: out.writer, rejects: rejectsFile)
+            if progress.isEnabled {
+                pipeline.onProgress = { progress.update(records: $0.recordsIn, bytes: $0.bytesIn, clock: clock) }
+            }
+            let sources = RecordSources(paths: try expandInputs(Array(paths.dropLast())),
+                                        options: RecordInputOptions(format: from, policy: pipeline.policy, maximumLineBytes: maxLineBytes))
+            sources.archiveOutput = out.archive
+            while pipeline.wantsMore, let source = try sources.next() {
+                try pipeline.read(source)
+            }
+            statistics = try pipeline.finish()
+            out.markFinished()
             try rejectsFile?.commit()
         } catch {
             output?.abandon()
@@ -156,150 +165,42 @@ struct Convert: ParsableCommand {
             throw dataFailure(error)
         }
         progress.clear()
-        stats.recordsOut = output!.writer.recordCount + stats.parallelRecordsOut
-        stats.bytesOut = output!.writer.bytesWritten + stats.parallelBytesOut
-        stats.seconds = clock.seconds
-        report(stats, outputIsStdout: outputPath == "-")
+        statistics.seconds = clock.seconds
+        if statistics.recordsIn == 0 && statistics.zoneListings > 0 && statistics.rejected == 0 {
+            // The warnings said which responses list zones; nothing else was read.
+            if !quiet { StandardError.write("ferry: no records: the inputs hold only zones (see `ferry inspect`)\n") }
+        }
+        report(statistics, outputIsStdout: outputPath == "-")
     }
 
-    private func convert(_ inputs: [String], into output: RecordOutput, rejects: OutputFile?,
-                         stats: inout RunStatistics, progress: Progress, clock: Stopwatch) throws {
-        let writer = output.writer
+    /// The pipeline of this run: type, zone, --where and --keys as its transform, --sort and
+    /// --limit, the error policy, and warnings on stderr.
+    private func makePipeline(into writer: any RecordWriter, rejects: OutputFile?) throws -> RecordPipeline {
         let filter = try wherePredicate.map { try RecordFilter(parsing: $0, arguments: try predicateInput.arguments()) }
-        var evaluationWarnings = 0
-        let keep = keys.map { Set($0.split(separator: ",").map { String($0).trimmed }) }
-        let typeSet = Set(types)
-        let zoneSet = Set(zones)
+        let transform = RecordTransform(types: Set(types), zones: Set(zones), filter: filter,
+                                        keys: keys.map { Set($0.split(separator: ",").map { String($0).trimmed }) })
         let sorter = sort.flatMap(RecordSortKey.init(parsing:)).map { RecordSorter(key: $0) }
-        var remaining = limit ?? Int.max
-        var inputOptions = RecordInputOptions(format: from, maximumLineBytes: maxLineBytes)
-        if onError == .skip { inputOptions.policy = .skip(rejects: rejects) }
-        let workerThreads = threads ?? Processors.available
-        // NDJSON to NDJSON without sorting runs on every core (see NDJSONParallelConverter).
-        let parallelSink = sorter == nil ? (writer as? NDJSONWriter) : nil
-
-        /// Type and zone filters, --where and projection: what happens to every record.
-        @Sendable func shape(_ record: inout Record) throws -> Bool {
-            if !typeSet.isEmpty && !typeSet.contains(record.recordType ?? "") { return false }
-            if !zoneSet.isEmpty && !zoneSet.contains(record.zoneName) { return false }
-            if let filter, try !filter.matches(record) { return false }
-            if let keep, var fields = record.fields {
-                fields.entries.removeAll { !keep.contains($0.name) }
-                record.fields = fields
-            }
-            return true
-        }
-        func warn(_ message: String) {
-            evaluationWarnings += 1
-            if !quiet && evaluationWarnings <= 10 { StandardError.write("ferry: skipped: \(message)\n") }
-        }
-        func emit(_ record: Record) throws -> Bool {
-            guard remaining > 0 else { return false }
-            remaining -= 1
-            try writer.write(record)
-            return true
-        }
-
-        inputLoop: for path in try expandInputs(inputs) {
-            if remaining == 0 { break }
-            let input = try ArchiveDetection.openInput(try InputFile(path: path))
-            if let parallelSink, !input.isArchive,
-               try inputFormat(of: input.source, isArchive: false, declared: from) == .ndjson,
-               let peekable = input.source as? PeekableSource,
-               NDJSONParallelConverter.canConvert(try peekable.peek(1 << 20), maximumDepth: 512) {
-                try parallelSink.flush()
-                let converter = NDJSONParallelConverter(
-                    source: input.source, sink: parallelSink.sink, policy: inputOptions.policy,
-                    prefilter: filter.map(NDJSONPrefilter.init(for:)), transform: shape,
-                    configuration: .init(threads: workerThreads, maximumLineBytes: maxLineBytes))
-                converter.limit = limit == nil ? nil : remaining
-                var warnings = 0
-                converter.onReject = { error in
-                    warnings += 1
-                    if !quiet && warnings <= 10 {
-                        StandardError.write("ferry: skipped: \(error)\n")
-                    } else if !quiet && warnings == 11 {
-                        StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
-                    }
-                }
-                converter.onTransformFailure = { failure in
-                    warn("\(path): record \(failure.recordIndex): cannot evaluate --where: \(Self.message(of: failure.underlying))")
-                }
-                let before = stats
-                converter.onProgress = { current in
-                    progress.update(records: before.recordsIn + current.recordsRead, bytes: before.bytesIn + current.bytesRead, clock: clock)
-                }
-                let result: NDJSONParallelConverter.Statistics
-                do {
-                    result = try converter.run()
-                } catch let failure as NDJSONParallelConverter.TransformFailure {
-                    throw CommandFailure(message: "\(path): record \(failure.recordIndex): cannot evaluate --where: \(Self.message(of: failure.underlying))")
-                }
-                stats.recordsIn += result.recordsRead
-                stats.rejected += result.rejected
-                stats.bytesIn += result.bytesRead
-                stats.parallelRecordsOut += result.recordsWritten
-                stats.parallelBytesOut += result.bytesWritten
-                remaining -= result.recordsWritten
-                continue
-            }
-
-            let reader = try openRecordReader(input.source, name: path, options: inputOptions, isArchive: input.isArchive)
-            let archiveInput = reader as? ArchiveRecordReader
-            if let archiveInput, let archiveOutput = output.archive {
-                ArchiveCarryOver.begin(from: archiveInput, into: archiveOutput)
-            }
-            let ndjsonReader = reader as? NDJSONReader
-            if let filter, let ndjsonReader {
-                ndjsonReader.prefilter = NDJSONPrefilter(for: filter)
-            }
-            var warnings = 0
-            reader.onReject = { error in
-                warnings += 1
-                if !quiet && warnings <= 10 {
-                    StandardError.write("ferry: skipped: \(error)\n")
-                } else if !quiet && warnings == 11 {
-                    StandardError.write("ferry: more skipped inputs in \(path) not shown\n")
-                }
-            }
-            var readerRecords: Int { reader.recordCount + (ndjsonReader?.prefilteredCount ?? 0) }
-            defer {
-                stats.recordsIn += readerRecords
-                stats.rejected += reader.rejectedCount
-                stats.bytesIn += reader.bytesRead
-            }
-            while var record = try reader.next() {
-                do {
-                    guard try shape(&record) else { continue }
-                } catch {
-                    let message = "\(path): record \(reader.recordIndex): cannot evaluate --where: \(Self.message(of: error))"
-                    if onError == .fail { throw CommandFailure(message: message) }
-                    warn(message)
-                    continue
-                }
-                if let sorter {
-                    try sorter.add(record)
-                } else if let archiveOutput = output.archive, let current = archiveInput?.current {
-                    guard remaining > 0 else { break inputLoop }
-                    remaining -= 1
-                    try archiveOutput.write(record, database: current.database)
-                } else if try !emit(record) {
-                    break inputLoop
-                }
-                if progress.isEnabled {
-                    progress.update(records: readerRecords + stats.recordsIn, bytes: reader.bytesRead + stats.bytesIn, clock: clock)
-                }
-            }
-            if let archiveInput, let archiveOutput = output.archive {
-                try ArchiveCarryOver.finish(from: archiveInput, into: archiveOutput)
+        let pipeline = RecordPipeline(writer: writer, transform: transform,
+                                      policy: onError == .skip ? .skip(rejects: rejects) : .fail,
+                                      threads: threads ?? Processors.available, buffer: sorter, limit: limit)
+        var shown: [String: Int] = [:]
+        let quiet = self.quiet
+        pipeline.onReject = { error in
+            let source = (error as? RecordFormatError)?.source ?? ""
+            let count = shown[source, default: 0] + 1
+            shown[source] = count
+            if !quiet && count <= 10 {
+                StandardError.write("ferry: skipped: \(error)\n")
+            } else if !quiet && count == 11 {
+                StandardError.write("ferry: more skipped inputs in \(source) not shown\n")
             }
         }
-        if let sorter { try sorter.finish(emit) }
-    }
-
-    /// The message of a predicate evaluation error, or the error's description.
-    static func message(of error: any Error) -> String {
-        (error as? PredicateError)?.message ?? String(describing: error)
+        var warnings = 0
+        pipeline.onWarning = { message in
+            warnings += 1
+            if !quiet && warnings <= 10 { StandardError.write("ferry: \(message)\n") }
+        }
+        return pipeline
     }
 
     private func report(_ stats: RunStatistics, outputIsStdout: Bool) {
@@ -335,21 +236,5 @@ extension String {
         while s.first == " " { s = s.dropFirst() }
         while s.last == " " { s = s.dropLast() }
         return String(s)
-    }
-}
-
-extension NDJSONPrefilter {
-    /// The prefilter for `--where`: the predicate's literals on raw lines, then a decode of only
-    /// the fields it reads. Evaluation errors let the record through to the full decode, which
-    /// reports them.
-    init(for filter: RecordFilter) {
-        self.init()
-        if let literals = filter.literals {
-            mightMatch = { line in literals.mightMatch(line) }
-        }
-        if let selection = filter.fieldSelection {
-            self.selection = selection
-            accepts = { record in (try? filter.matches(record)) ?? true }
-        }
     }
 }

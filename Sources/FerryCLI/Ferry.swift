@@ -39,6 +39,7 @@ public struct Ferry: ParsableCommand {
     /// (0 ok, 1 data error, 2 usage error).
     public static func main(_ arguments: [String]? = nil) -> Never {
         TemporaryFiles.installSignalHandlers()
+        ProcessMemory.keepFreedMemoryForReuse()
         Glibc_exit(execute(arguments))
     }
 

@@ -3,6 +3,7 @@ import FerryArchive
 import FerryCompression
 import FerryIO
 import FerryNDJSON
+import FerryPipeline
 import FerryRecords
 import FerryXML
 
@@ -73,6 +74,80 @@ func openRecordReader(_ source: any ByteSource, name path: String, options: Reco
     }
 }
 
+/// An input opened and recognized: its decompressed bytes (none consumed) and its format.
+struct OpenedInput {
+    let path: String
+    let source: any ByteSource
+    let format: RecordFormat
+}
+
+/// Opens `path` (`-` is standard input), decompressing gzip, and recognizes its format: an
+/// archive by its first tar header, else `declared` (`--from`), else the first non-blank byte.
+func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
+    let input = try ArchiveDetection.openInput(try InputFile(path: path))
+    return OpenedInput(path: path, source: input.source,
+                       format: try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared))
+}
+
+/// The record sources of a list of inputs, in order, for a ``RecordPipeline``: consecutive
+/// NDJSON and response inputs (files, a folder's files, gzip or not) form one
+/// ``JSONRecordSource``, decoded on every core across file boundaries; each XML file and each
+/// archive is a source of its own. Inputs are opened one at a time, as they are reached.
+///
+/// This, with ``openRecordOutput(_:options:)``, is where formats are registered: a new format
+/// adds a case to each.
+final class RecordSources {
+    private var paths: ArraySlice<String>
+    private let options: RecordInputOptions
+    /// An input opened to see its format, not yet handed out.
+    private var pending: OpenedInput?
+    /// With an archive output: archives read are carried over into it (tokens, assets, change logs).
+    var archiveOutput: ArchiveRecordWriter?
+
+    init(paths: [String], options: RecordInputOptions) {
+        self.paths = paths[...]
+        self.options = options
+    }
+
+    private func openNext() throws -> OpenedInput? {
+        if let input = pending {
+            pending = nil
+            return input
+        }
+        guard let path = paths.popFirst() else { return nil }
+        return try openInput(path, declared: options.format)
+    }
+
+    /// The next source, or `nil` after the last input.
+    func next() throws -> (any RecordSource)? {
+        guard let first = try openNext() else { return nil }
+        switch first.format {
+        case .ndjson:
+            var given: OpenedInput? = first
+            let configuration = NDJSONParallelConverter.Configuration(maximumLineBytes: options.maximumLineBytes)
+            return JSONRecordSource(name: first.path, inputs: { [self] in
+                if let input = given {
+                    given = nil
+                    return input.source
+                }
+                guard let input = try openNext() else { return nil }
+                guard input.format == .ndjson else {
+                    pending = input
+                    return nil
+                }
+                return input.source
+            }, configuration: configuration)
+        case .xml:
+            return ReaderSource(XMLRecordReader(source: first.source, policy: options.policy))
+        case .archive:
+            let configuration = ArchiveReader.Configuration(
+                records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
+            let reader = ArchiveRecordReader(try ArchiveReader(source: first.source, configuration: configuration))
+            return ArchiveRecordSource(reader, carryingOverInto: archiveOutput)
+        }
+    }
+}
+
 /// The format an opened input is read as: an archive when it is one, else `--from` when given,
 /// else what ``sniffFormat(_:)`` sees.
 func inputFormat(of source: any ByteSource, isArchive: Bool, declared: RecordFormat?) throws -> RecordFormat {
@@ -116,6 +191,9 @@ final class RecordOutput {
         self.archive = archive
         self.file = file
     }
+
+    /// The writer was finished by a pipeline: the output is committed.
+    func markFinished() { isDone = true }
 
     func finish() throws {
         isDone = true

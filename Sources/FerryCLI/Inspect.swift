@@ -3,6 +3,7 @@ import FerryArchive
 import FerryCompression
 import FerryIO
 import FerryNDJSON
+import FerryPipeline
 import FerryRecords
 
 /// `ferry inspect INPUT...`: what a dataset holds.

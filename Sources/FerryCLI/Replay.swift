@@ -3,6 +3,7 @@ import FerryArchive
 import FerryChangeLog
 import FerryCompression
 import FerryIO
+import FerryPipeline
 import FerryRecords
 
 /// `ferry replay HISTORY... --out STATE`: rebuild the state of every zone from a history.

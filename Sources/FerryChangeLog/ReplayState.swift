@@ -1,5 +1,6 @@
 import FerryIO
 import FerryNDJSON
+import FerryPipeline
 import FerryRecords
 
 /// One zone of a state: its records, whether it was deleted, its latest token.

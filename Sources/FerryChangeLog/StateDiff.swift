@@ -1,3 +1,4 @@
+import FerryPipeline
 import FerryRecords
 
 /// The differences between two sets of records (two states, exports or snapshots): records only

@@ -57,6 +57,9 @@ public final class PeekableSource: ByteSource {
         return try source.read(into: buffer)
     }
 
+    /// The wrapped source's size.
+    public var sizeHint: Int? { source.sizeHint }
+
     /// The wrapped source's mapping, from the first byte not yet handed out.
     public func mapRemaining(maximumSize: Int) -> MappedInput? {
         guard let rest = source.mapRemaining(maximumSize: maximumSize) else { return nil }

@@ -13,6 +13,9 @@ public protocol ByteSource: AnyObject {
     /// `maximumSize` bytes; `nil` otherwise (the default). The source's position does not move;
     /// a caller that takes the mapping reads it instead of the source.
     func mapRemaining(maximumSize: Int) -> MappedInput?
+    /// The size of the whole input in bytes when it is known (a regular file), else `nil`: for
+    /// choosing how to read it, never for reading (the file may change).
+    var sizeHint: Int? { get }
 }
 
 /// Something bytes are written to: a file (committed atomically), standard output, a compressor.

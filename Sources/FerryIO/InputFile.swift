@@ -42,6 +42,8 @@ public final class InputFile: ByteSource {
         return n
     }
 
+    public var sizeHint: Int? { size }
+
     public func mapRemaining(maximumSize: Int) -> MappedInput? {
         let offset = Int(lseek(fd, 0, SEEK_CUR))
         guard offset >= 0, let file = MappedFile.map(fd, name: name, maximumSize: maximumSize),

@@ -135,6 +135,9 @@ public struct MappedInput: @unchecked Sendable {
 extension ByteSource {
     /// The default: the source cannot be mapped.
     public func mapRemaining(maximumSize: Int) -> MappedInput? { nil }
+
+    /// The default: the size is not known.
+    public var sizeHint: Int? { nil }
 }
 
 /// Physical memory, for deciding what is worth keeping mapped.

@@ -27,3 +27,14 @@ public enum Processors {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 }
+
+/// The process's memory, as a whole.
+public enum ProcessMemory {
+    /// Keeps memory the process frees for its own reuse instead of giving it back to the system
+    /// at once (glibc's `mallopt`; elsewhere nothing): commands that allocate and free many large
+    /// buffers — a chunk per unit of input, an output buffer per unit — then fault pages in once,
+    /// not once per buffer. Call it once, at start-up.
+    public static func keepFreedMemoryForReuse() {
+        CFerrySystem_keepFreedMemory()
+    }
+}

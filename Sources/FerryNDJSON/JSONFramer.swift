@@ -37,14 +37,18 @@ package final class JSONFramer {
         package var maximumDepth: Int
         /// Whether a regular file is cut from a mapping rather than read.
         package var mapsInput: Bool
+        /// Files smaller than this are read even when ``mapsInput``: mapping, faulting in and
+        /// unmapping a small file costs more than reading it.
+        package var minimumMappedSize: Int
 
         package init(chunkSize: Int = 1 << 20, maximumLineBytes: Int = 64 << 20, maximumDocumentBytes: Int = 1 << 30,
-                     maximumDepth: Int = 512, mapsInput: Bool = true) {
+                     maximumDepth: Int = 512, mapsInput: Bool = true, minimumMappedSize: Int = 8 << 20) {
             self.chunkSize = max(1 << 12, chunkSize)
             self.maximumLineBytes = maximumLineBytes
             self.maximumDocumentBytes = maximumDocumentBytes
             self.maximumDepth = maximumDepth
             self.mapsInput = mapsInput
+            self.minimumMappedSize = minimumMappedSize
         }
     }
 
@@ -58,12 +62,13 @@ package final class JSONFramer {
 
     private let source: ByteSource
     private let configuration: Configuration
-    private let sourceIndex: Int
+    /// The input's position among those being read.
+    package let sourceIndex: Int
     /// The input mapped, once known; cut in place.
     private var mapped: MappedInput?
     private var mappedOffset = 0
     /// Bytes read and not yet cut (read mode).
-    private var carry: [UInt8] = []
+    private var pending = PendingBytes()
     private var isEOF = false
     private var kind: InputUnit.Kind?
     private var isFirstUnit = true
@@ -80,6 +85,8 @@ package final class JSONFramer {
         self.configuration = configuration
         self.sourceIndex = sourceIndex
     }
+
+    deinit { pending.free() }
 
     /// The input's name.
     package var sourceName: String { source.name }
@@ -101,8 +108,9 @@ package final class JSONFramer {
 
     /// The next piece, or `nil` at the end of the input.
     package func next() throws -> Piece? {
-        if isFirstUnit {
-            if configuration.mapsInput && Self.releasesMappedPages, let input = source.mapRemaining(maximumSize: Int.max) {
+        if isFirstUnit && mapped == nil && pending.count == 0 && !isEOF {
+            if configuration.mapsInput && Self.releasesMappedPages, let size = source.sizeHint, size >= configuration.minimumMappedSize,
+               let input = source.mapRemaining(maximumSize: Int.max) {
                 mapped = input
             }
         }
@@ -130,7 +138,7 @@ package final class JSONFramer {
                 cut = back
             } else {
                 let from = start + configuration.chunkSize
-                let searchEnd = min(total, start + configuration.maximumLineBytes + 1)
+                let searchEnd = total - start > configuration.maximumLineBytes ? start + configuration.maximumLineBytes + 1 : total
                 if searchEnd > from, let newline = memchr(base + from, 0x0A, searchEnd - from) {
                     cut = UnsafeRawPointer(newline) - base + 1
                 } else if searchEnd < total {
@@ -164,85 +172,64 @@ package final class JSONFramer {
         if kind == nil {
             // Enough to see the first non-blank line whole.
             try fill(toAtLeast: configuration.chunkSize)
-            while !isEOF, firstContentLineEnd() == nil, carry.count <= configuration.maximumLineBytes {
-                try fill(toAtLeast: carry.count + configuration.chunkSize)
+            while !isEOF, firstContentLineEnd() == nil, pending.count <= configuration.maximumLineBytes {
+                try fill(toAtLeast: pending.count + configuration.chunkSize)
             }
-            guard !carry.isEmpty else { return nil }
+            guard pending.count > 0 else { return nil }
             if !isEOF && firstContentLineEnd() == nil {
                 kind = .lines // a first line longer than the limit
             } else {
-                kind = carry.withUnsafeBytes { framing(of: $0) }
+                kind = framing(of: pending.bytes)
             }
         }
         if kind == .documents {
-            guard !carry.isEmpty || !isEOF else { return nil }
             while !isEOF {
-                try fill(toAtLeast: carry.count + configuration.chunkSize)
-                if carry.count > configuration.maximumDocumentBytes { throw tooLargeDocument() }
+                try fill(toAtLeast: pending.count + configuration.chunkSize)
+                if pending.count > configuration.maximumDocumentBytes { throw tooLargeDocument() }
             }
-            guard !carry.isEmpty else { return nil }
-            defer { carry = [] }
-            return .unit(makeUnit(copying: carry))
+            guard pending.count > 0 else { return nil }
+            return .unit(makeUnit(taking: pending.count))
         }
         // Lines: what is there, or a chunk's worth, cut after its last newline.
-        if carry.count < configuration.chunkSize && !isEOF { try fill(toAtLeast: 1) }
+        if pending.count < configuration.chunkSize && !isEOF { try fill(toAtLeast: 1) }
         var searched = 0
         while true {
-            if carry.isEmpty && isEOF { return nil }
-            if isEOF {
-                defer { carry.removeAll(keepingCapacity: true) }
-                return .unit(makeUnit(copying: carry))
-            }
-            if let last = lastNewline(from: searched) {
-                let unit = makeUnit(copying: carry[...last])
-                carry.removeFirst(last + 1)
-                return .unit(unit)
-            }
-            searched = carry.count
-            if carry.count > configuration.maximumLineBytes { return .oversizedLine }
-            try fill(toAtLeast: carry.count + 1)
+            if pending.count == 0 && isEOF { return nil }
+            if isEOF { return .unit(makeUnit(taking: pending.count)) }
+            if let last = pending.lastNewline(from: searched) { return .unit(makeUnit(taking: last + 1)) }
+            searched = pending.count
+            if pending.count > configuration.maximumLineBytes { return .oversizedLine }
+            try fill(toAtLeast: pending.count + 1)
         }
     }
 
-    /// Reads until `carry` holds `count` bytes or the input ends (at least one read, unless it
-    /// ended).
+    /// Reads into ``pending`` until it holds `count` bytes or the input ends (at least one
+    /// read, unless it ended), straight into its memory.
     private func fill(toAtLeast count: Int) throws {
-        var buffer = [UInt8](repeating: 0, count: max(configuration.chunkSize, 1 << 16))
         repeat {
-            let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+            pending.reserve(max(configuration.chunkSize, min(count, configuration.chunkSize * 4) - pending.count))
+            let n = try source.read(into: pending.spare)
             if n == 0 {
                 isEOF = true
                 return
             }
-            carry.append(contentsOf: buffer[..<n])
+            pending.count += n
             bytesRead += n
-        } while carry.count < min(count, configuration.chunkSize)
+        } while pending.count < min(count, configuration.chunkSize)
     }
 
-    private func lastNewline(from start: Int) -> Int? {
-        carry.withUnsafeBytes { bytes -> Int? in
-            var i = bytes.count - 1
-            while i >= start {
-                if bytes[i] == 0x0A { return i }
-                i -= 1
-            }
-            return nil
-        }
-    }
-
-    /// The end of the first line that is not blank, if `carry` holds it whole.
+    /// The end of the first line that is not blank, if ``pending`` holds it whole.
     private func firstContentLineEnd() -> Int? {
-        carry.withUnsafeBytes { bytes -> Int? in
-            guard let base = bytes.baseAddress else { return nil }
-            var start = 0
-            while start < bytes.count {
-                guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
-                let end = UnsafeRawPointer(newline) - base
-                if !Self.isBlank(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), skippingMark: start == 0) { return end }
-                start = end + 1
-            }
-            return nil
+        let bytes = pending.bytes
+        guard let base = bytes.baseAddress else { return nil }
+        var start = 0
+        while start < bytes.count {
+            guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+            let end = UnsafeRawPointer(newline) - base
+            if !Self.isBlank(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), skippingMark: start == 0) { return end }
+            start = end + 1
         }
+        return nil
     }
 
     // MARK: Oversized lines
@@ -270,13 +257,15 @@ package final class JSONFramer {
         }
         isFirstUnit = false
         while true {
-            if let newline = carry.firstIndex(of: 0x0A) {
-                try carry.withUnsafeBytes { try sink?.write(UnsafeRawBufferPointer(rebasing: $0[...newline])) }
-                carry.removeFirst(newline + 1)
+            let bytes = pending.bytes
+            if let base = bytes.baseAddress, let found = memchr(base, 0x0A, bytes.count) {
+                let newline = UnsafeRawPointer(found) - base
+                try sink?.write(UnsafeRawBufferPointer(rebasing: bytes[...newline]))
+                pending.removeFirst(newline + 1)
                 return
             }
-            try carry.withUnsafeBytes { try sink?.write($0) }
-            carry.removeAll(keepingCapacity: true)
+            try sink?.write(bytes)
+            pending.removeFirst(bytes.count)
             if isEOF {
                 try sink?.write([0x0A])
                 return
@@ -296,14 +285,14 @@ package final class JSONFramer {
                          offset: cutOffset, skipsByteOrderMark: isFirstUnit && Self.startsWithByteOrderMark(bytes))
     }
 
-    private func makeUnit(copying bytes: some Collection<UInt8>) -> InputUnit {
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
-        let unit = InputUnit(kind: kind ?? .lines, owning: storage, count: bytes.count, sourceName: source.name,
-                             sourceIndex: sourceIndex, offset: cutOffset,
-                             skipsByteOrderMark: isFirstUnit && Self.startsWithByteOrderMark(UnsafeRawBufferPointer(storage)[..<bytes.count]))
+    /// A unit of the first `count` bytes of ``pending``, which it takes over (the rest stays).
+    private func makeUnit(taking count: Int) -> InputUnit {
+        let skipsMark = isFirstUnit && Self.startsWithByteOrderMark(UnsafeRawBufferPointer(rebasing: pending.bytes[..<count]))
+        let storage = pending.take(count, keepingCapacity: configuration.chunkSize)
+        let unit = InputUnit(kind: kind ?? .lines, owning: storage, count: count, sourceName: source.name,
+                             sourceIndex: sourceIndex, offset: cutOffset, skipsByteOrderMark: skipsMark)
         isFirstUnit = false
-        cutOffset += bytes.count
+        cutOffset += count
         return unit
     }
 
@@ -342,4 +331,57 @@ package final class JSONFramer {
         let content = skippingMark && startsWithByteOrderMark(line) ? UnsafeRawBufferPointer(rebasing: line[3...]) : line
         return NDJSONLineDecoder.isBlank(content)
     }
+}
+
+/// The bytes a framer has read and not yet cut, in memory it owns; cutting hands the memory to
+/// the unit and copies only what is left after the cut (a partial last line).
+private struct PendingBytes {
+    private var storage = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    var count = 0
+
+    /// The bytes held.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count]) }
+
+    /// The room after them.
+    var spare: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: storage[count...]) }
+
+    /// Makes room for at least `more` bytes after those held.
+    mutating func reserve(_ more: Int) {
+        guard storage.count - count < more else { return }
+        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count + more, storage.count * 2), alignment: 16)
+        if count > 0 { grown.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count) }
+        storage.deallocate()
+        storage = grown
+    }
+
+    /// Hands over the memory holding the first `cut` bytes; what follows them moves to new memory
+    /// of at least `capacity` bytes.
+    mutating func take(_ cut: Int, keepingCapacity capacity: Int) -> UnsafeMutableRawBufferPointer {
+        let taken = storage
+        let rest = count - cut
+        storage = .allocate(byteCount: max(capacity, rest * 2), alignment: 16)
+        if rest > 0 { storage.baseAddress!.copyMemory(from: taken.baseAddress! + cut, byteCount: rest) }
+        count = rest
+        return taken
+    }
+
+    /// Drops the first `n` bytes.
+    mutating func removeFirst(_ n: Int) {
+        if n < count { storage.baseAddress!.copyMemory(from: storage.baseAddress! + n, byteCount: count - n) }
+        count -= n
+    }
+
+    /// The offset of the last newline at or after `start`, if any.
+    func lastNewline(from start: Int) -> Int? {
+        let bytes = self.bytes
+        var i = bytes.count - 1
+        while i >= start {
+            if bytes[i] == 0x0A { return i }
+            i -= 1
+        }
+        return nil
+    }
+
+    /// Frees the memory (the owner calls it once, when it goes).
+    func free() { storage.deallocate() }
 }

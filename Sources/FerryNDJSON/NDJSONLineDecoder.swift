@@ -1,4 +1,5 @@
 import FerryIO
+import FerryPredicate
 import FerryRecords
 
 #if canImport(Glibc)
@@ -10,38 +11,65 @@ import Darwin
 #endif
 
 /// A cheap first look at record lines, so lines that cannot hold a wanted record are not fully
-/// decoded (`ferry convert --where`).
+/// decoded (the `--where` of a pipeline reading JSON).
 ///
 /// Two stages, both optional:
 /// - ``mightMatch`` sees the raw bytes of a line. When it says `false` for a plain record line,
 ///   the line is only checked for well-formed JSON (structure, strings, escapes, UTF-8) and
 ///   counted as dropped. Lines that could be something else — a response, a server error entry,
 ///   an array, a line with `\u` escapes that could spell a literal differently — always go on.
-/// - ``selection`` and ``accepts``: the selected fields (and system keys) are decoded and
-///   `accepts` decides; a refused record is dropped without a full decode.
+/// - ``selection`` and ``decide``: the selected fields (and system keys) are decoded and
+///   `decide` judges the partial record; a refused record is dropped without a full decode, and
+///   one found to match is not judged again.
 ///
 /// Records that pass are decoded and checked in full, so what is kept is exactly what a full
 /// decode would keep; dropped lines get the well-formedness check only.
-public struct NDJSONPrefilter: Sendable {
-    /// `false` when a line's bytes show it cannot hold a wanted record.
-    public var mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
-    /// The fields the acceptance test reads.
-    public var selection: FieldSelection?
-    /// Whether a partly decoded record (only ``selection`` and the system keys) is wanted.
-    public var accepts: (@Sendable (Record) -> Bool)?
+package struct NDJSONPrefilter: Sendable {
+    /// What ``decide`` says of a partly decoded record.
+    package enum Verdict: Sendable {
+        /// It cannot match: drop it.
+        case drop
+        /// It matches (the predicate reads only the decoded parts).
+        case matched
+        /// Undecided (the predicate could not be evaluated): decode it fully and judge it then.
+        case keep
+    }
 
-    public init(mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, selection: FieldSelection? = nil,
-                accepts: (@Sendable (Record) -> Bool)? = nil) {
+    /// `false` when a line's bytes show it cannot hold a wanted record.
+    package var mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
+    /// The fields the acceptance test reads.
+    package var selection: FieldSelection?
+    /// Judges a partly decoded record (only ``selection`` and the system keys).
+    package var decide: (@Sendable (Record) -> Verdict)?
+
+    package init(mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, selection: FieldSelection? = nil,
+                 decide: (@Sendable (Record) -> Verdict)? = nil) {
         self.mightMatch = mightMatch
         self.selection = selection
-        self.accepts = accepts
+        self.decide = decide
+    }
+
+    /// The prefilter of a compiled predicate: its literals on raw lines, then a decode of only
+    /// the fields it reads. `nil` when the predicate offers neither.
+    package init?(for filter: RecordFilter) {
+        guard filter.literals != nil || filter.fieldSelection != nil else { return nil }
+        self.init()
+        if let literals = filter.literals {
+            mightMatch = { line in literals.mightMatch(line) }
+        }
+        if let selection = filter.fieldSelection {
+            self.selection = selection
+            decide = { record in
+                do { return try filter.matches(record) ? .matched : .drop } catch { return .keep }
+            }
+        }
     }
 }
 
 /// One item of an NDJSON line, in input order.
 package enum NDJSONLineItem {
-    /// A record to keep.
-    case record(Record)
+    /// A record to keep; `matched` when the prefilter found that it matches the predicate.
+    case record(Record, matched: Bool)
     /// A record the prefilter refused (counted as read, not decoded in full).
     case dropped
     /// An input that is not a record: the error (byte offset and, when known, column within the
@@ -112,6 +140,7 @@ package struct NDJSONLineDecoder: Sendable {
             try decodeArray(line, raw: raw, emit)
             return
         }
+        var matched = false
         if let prefilter, first == UInt8(ascii: "{") {
             if let mightMatch = prefilter.mightMatch, !mightMatch(line), !ByteSearch.contains(line, #"\u"#) {
                 // The literals are missing: unless the line is something other than a record
@@ -132,11 +161,17 @@ package struct NDJSONLineDecoder: Sendable {
                 }
                 // Well-formed but possibly not a record: decoded in full below.
             }
-            if let selection = prefilter.selection, let accepts = prefilter.accepts,
-               let partial = try? RecordJSON.decodeRecord(line, selecting: selection, configuration: configuration),
-               !accepts(partial) {
-                try emit(.dropped)
-                return
+            if let selection = prefilter.selection, let decide = prefilter.decide,
+               let partial = try? RecordJSON.decodeRecord(line, selecting: selection, configuration: configuration) {
+                switch decide(partial) {
+                case .drop:
+                    try emit(.dropped)
+                    return
+                case .matched:
+                    matched = true
+                case .keep:
+                    break
+                }
             }
         }
         let document: RecordDocument
@@ -146,7 +181,7 @@ package struct NDJSONLineDecoder: Sendable {
             try emit(.reject(Self.located(error, in: line), raw: raw))
             return
         }
-        try take(document, line: line, raw: raw, emit)
+        try take(document, line: line, raw: raw, emit, matched: matched)
     }
 
     /// Decodes every JSON document of `text` — whitespace-separated values: pretty-printed
@@ -228,10 +263,10 @@ package struct NDJSONLineDecoder: Sendable {
 
     /// Turns a decoded document into items.
     private func take(_ document: consuming RecordDocument, line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool = true) throws {
+                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool = true, matched: Bool = false) throws {
         switch consume document {
         case .record(let record):
-            try emit(.record(record))
+            try emit(.record(record, matched: matched))
         case .recordError(let serverError):
             let error = RecordFormatError(.serverError, serverError.description, byteOffset: 0)
             try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: raw))
@@ -265,7 +300,7 @@ package struct NDJSONLineDecoder: Sendable {
             switch entry.content {
             case .record(var record):
                 if record.zoneID == nil, let zone { record.zoneID = zone }
-                try emit(.record(record))
+                try emit(.record(record, matched: false))
             case .error(let serverError):
                 let error = RecordFormatError(.serverError, serverError.description, byteOffset: entry.byteRange.lowerBound)
                 try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryPipeline
 import FerryRecords
 
 /// Reads records from NDJSON — one record dictionary per line — and from saved CKWS responses.
@@ -65,7 +66,7 @@ public final class NDJSONReader: RecordReader {
 
     /// A cheap first look at each record line (see ``NDJSONPrefilter``): lines it refuses are
     /// dropped without a full decode. Set it before the first ``next()``.
-    public var prefilter: NDJSONPrefilter?
+    package var prefilter: NDJSONPrefilter?
 
     /// Record lines skipped by the prefilter.
     public var prefilteredCount: Int { droppedBefore + (current?.recordsDropped ?? 0) }

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryPipeline
 import FerryRecords
 
 /// Writes records as NDJSON: one compact record dictionary per line.
@@ -38,9 +39,12 @@ public final class NDJSONWriter: RecordWriter {
         if output.count >= flushThreshold { try flush() }
     }
 
+    /// NDJSON writers take records already encoded (by workers that encode in parallel).
+    public var acceptsEncodedLines: Bool { true }
+
     /// Writes lines of compact records (each ended by a newline), `records` of them, byte for
     /// byte: for callers that gather records already encoded.
-    package func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
+    public func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
         try flush()
         try sink.write(bytes)
         bytesWritten += bytes.count

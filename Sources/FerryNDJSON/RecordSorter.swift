@@ -1,4 +1,5 @@
 import FerryIO
+import FerryPipeline
 import FerryRecords
 
 /// A sort order over records: a system key or a field name, ascending or descending.
@@ -171,3 +172,5 @@ import Darwin
 #endif
 
 private func getpidValue() -> Int32 { getpid() }
+
+extension RecordSorter: RecordBuffer {}

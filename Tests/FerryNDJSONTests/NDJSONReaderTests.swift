@@ -1,5 +1,6 @@
 import FerryIO
 import FerryNDJSON
+import FerryPipeline
 import FerryRecords
 import FerryTestSupport
 import Testing

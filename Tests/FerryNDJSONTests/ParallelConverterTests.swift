@@ -1,5 +1,6 @@
 import FerryIO
 import FerryNDJSON
+import FerryPipeline
 import FerryRecords
 import FerryTestSupport
 import Testing
@@ -9,6 +10,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// A transform as tests write them.
+typealias Transform = @Sendable (inout Record) throws -> Bool
 
 /// What a conversion produced: output, rejects, the reports, and the error that stopped it.
 struct ConversionResult: Equatable {
@@ -44,7 +48,7 @@ struct ConversionResult: Equatable {
 
 /// The sequential reference: `NDJSONReader` into `NDJSONWriter`, with the same transform.
 func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefilter: NDJSONPrefilter? = nil,
-                         transform: NDJSONParallelConverter.Transform? = nil, maximumLineBytes: Int = 4000) -> ConversionResult {
+                         transform: Transform? = nil, maximumLineBytes: Int = 4000) -> ConversionResult {
     let output = MemorySink(), rejects = MemorySink()
     var reports: [String] = []
     let reader = NDJSONReader(source: MemorySource(input, name: "input", chunkSize: 777),
@@ -58,7 +62,7 @@ func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefil
             do {
                 if let transform, try !transform(&record) { continue }
             } catch {
-                let report = "input:\(reader.lineNumber): record \(reader.recordIndex): \(error)"
+                let report = "\(TransformFailure(source: "input", line: reader.lineNumber, recordIndex: reader.recordIndex, underlying: error))"
                 if !skip { throw TestFailure(report) }
                 reports.append("transform " + report)
                 continue
@@ -78,16 +82,25 @@ func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefil
 /// The parallel converter on the same input: read in pieces from memory, or (`mapped`) from a
 /// file it maps, named "input" either way.
 func convertInParallel(_ input: [UInt8], skip: Bool, threads: Int, chunkSize: Int, limit: Int? = nil,
-                       prefilter: NDJSONPrefilter? = nil, transform: NDJSONParallelConverter.Transform? = nil,
+                       prefilter: NDJSONPrefilter? = nil, transform: Transform? = nil,
                        maximumLineBytes: Int = 4000, mapped: Bool = false) throws -> ConversionResult {
     let output = MemorySink(), rejects = MemorySink()
     var reports: [String] = []
     let source: any ByteSource = mapped ? try MappedTestSource(input) : MemorySource(input, name: "input", chunkSize: 1000)
     #expect((source.mapRemaining(maximumSize: .max) != nil) == (mapped && !input.isEmpty))
+    var given: (any ByteSource)? = source
+    var adapted: RecordUnitDecoder.Transform?
+    if let transform {
+        adapted = { (record: inout Record, _: Bool) throws -> Bool in try transform(&record) }
+    }
     let converter = NDJSONParallelConverter(
-        source: source, sink: output, policy: skip ? .skip(rejects: rejects) : .fail,
-        prefilter: prefilter, transform: transform,
-        configuration: .init(threads: threads, chunkSize: chunkSize, maximumLineBytes: maximumLineBytes))
+        sources: {
+            defer { given = nil }
+            return given
+        },
+        destination: .encodedLines { bytes, _ in try output.write(bytes) }, policy: skip ? .skip(rejects: rejects) : .fail,
+        prefilter: prefilter, transform: adapted,
+        configuration: .init(threads: threads, chunkSize: chunkSize, maximumLineBytes: maximumLineBytes, minimumMappedSize: 0))
     converter.limit = limit
     converter.onReject = { reports.append("reject \($0)") }
     converter.onTransformFailure = { reports.append("transform \($0)") }
@@ -117,6 +130,7 @@ final class MappedTestSource: ByteSource {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try file.read(into: buffer) }
     func mapRemaining(maximumSize: Int) -> MappedInput? { file.mapRemaining(maximumSize: maximumSize) }
+    var sizeHint: Int? { file.sizeHint }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
@@ -174,7 +188,6 @@ struct ParallelConverterTests {
     func matchesSequential(seed: Int) throws {
         let lines = LineCorpus.lines(seed: UInt64(seed), count: 300)
         let input = LineCorpus.join(lines, finalNewline: seed % 2 == 0)
-        #expect(NDJSONParallelConverter.canConvert(input))
         let expected = convertSequentially(input, skip: true)
         #expect(expected.failure == nil)
         for threads in [1, 2, 3] {
@@ -248,7 +261,7 @@ struct ParallelConverterTests {
     @Test("Transforms, prefilters and transform failures behave as in the sequential reader")
     func transforms() throws {
         let input = LineCorpus.join(LineCorpus.lines(seed: 21, count: 400))
-        let transform: NDJSONParallelConverter.Transform = { record in
+        let transform: Transform = { record in
             if record.recordName.hasPrefix("a") { throw TestFailure("names starting with a are refused") }
             guard record.recordName.count % 3 != 0 else { return false }
             record.fields = record.fields.map { RecordFields($0.entries.prefix(1).map { $0 }) }
@@ -321,7 +334,7 @@ struct ParallelConverterTests {
         let input = generator.ndjson(count: 200)
         let source = try MappedTestSource(input)
         let converter = NDJSONParallelConverter(source: source, sink: MemorySink(),
-                                                configuration: .init(threads: 1, chunkSize: 4096))
+                                                configuration: .init(threads: 1, chunkSize: 4096, minimumMappedSize: 0))
         var rewritten = false
         converter.onProgress = { _ in
             guard !rewritten else { return }
@@ -336,18 +349,23 @@ struct ParallelConverterTests {
         #expect(rewritten)
         // Unchanged, the same file converts.
         let again = NDJSONParallelConverter(source: try MappedTestSource(input), sink: MemorySink(),
-                                            configuration: .init(threads: 1, chunkSize: 4096))
+                                            configuration: .init(threads: 1, chunkSize: 4096, minimumMappedSize: 0))
         #expect(try again.run().recordsWritten == 200)
     }
 
-    @Test("Pretty-printed or blank-first inputs are left to the sequential reader")
-    func canConvert() {
-        #expect(NDJSONParallelConverter.canConvert(Array("{\"recordName\":\"a\"}\n{}".utf8)))
-        #expect(NDJSONParallelConverter.canConvert(Array("\u{FEFF}{\"recordName\":\"a\"}\r\n".utf8)))
-        #expect(NDJSONParallelConverter.canConvert(Array("garbage\n{}\n".utf8)))
-        #expect(!NDJSONParallelConverter.canConvert(Array("{\n  \"records\": []\n}\n".utf8)))
-        #expect(!NDJSONParallelConverter.canConvert(Array("\n{}\n".utf8)))
-        #expect(!NDJSONParallelConverter.canConvert(Array("{\"recordName\":\"no newline yet\"".utf8)))
+    @Test("Pretty-printed, blank-first and unfinished inputs convert as the sequential reader reads them",
+          arguments: ["{\"recordName\":\"a\"}\n{}", "\u{FEFF}{\"recordName\":\"a\"}\r\n", "garbage\n{}\n",
+                      "{\n  \"records\": [{\"recordName\": \"r\"}, {\"x\": 1}]\n}\n", "\n{\"recordName\":\"b\"}\n",
+                      "{\"recordName\":\"no newline yet\"", "{\n  \"zones\": [{\"zoneID\": {\"zoneName\": \"Z\"}, \"records\": [{\"recordName\": \"z\"}]}]\n}"])
+    func prettyAndOddInputs(_ text: String) throws {
+        let input = Array(text.utf8)
+        for skip in [false, true] {
+            let expected = convertSequentially(input, skip: skip)
+            for threads in [1, 2] {
+                let actual = try convertInParallel(input, skip: skip, threads: threads, chunkSize: 4096)
+                #expect(actual.difference(from: expected) == nil, "\(text) threads \(threads) skip \(skip): \(actual.difference(from: expected) ?? "")")
+            }
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryPipeline
 import FerryRecords
 import FerryTestSupport
 @testable import FerryXML

@@ -68,8 +68,9 @@ package final class RecordUnitResult: @unchecked Sendable {
 /// (filters, projection) and, when asked, the encoding — exactly as a sequential reader and
 /// writer would.
 package struct RecordUnitDecoder: Sendable {
-    /// What to do with each record: `false` drops it; it may change it (projection).
-    package typealias Transform = @Sendable (inout Record) throws -> Bool
+    /// What to do with each record: `false` drops it; it may change it (projection). The flag
+    /// says the prefilter already found that the record matches the predicate.
+    package typealias Transform = @Sendable (inout Record, _ filterMatched: Bool) throws -> Bool
 
     package let decoder: NDJSONLineDecoder
     package let transform: Transform?
@@ -105,11 +106,12 @@ package struct RecordUnitDecoder: Sendable {
     }
 
     /// A decoded record: transformed, then kept or encoded.
-    private func take(_ record: inout Record, into result: RecordUnitResult, line: Int, localIndex: Int) throws {
+    private func take(_ record: inout Record, matched: Bool = false, into result: RecordUnitResult, line: Int,
+                      localIndex: Int) throws {
         result.recordsRead += 1
         if let transform {
             do {
-                guard try transform(&record) else { return }
+                guard try transform(&record, matched) else { return }
             } catch {
                 result.events.append(.init(kind: .transformFailure(error), line: line, localIndex: localIndex,
                                            recordsBefore: result.keptCount))
@@ -197,8 +199,8 @@ package struct RecordUnitDecoder: Sendable {
     /// One item of a line or document; returns whether it counts among records and rejects.
     private func handle(_ item: consuming NDJSONLineItem, into result: RecordUnitResult, line: Int, localIndex: Int) throws -> Bool {
         switch consume item {
-        case .record(var record):
-            try take(&record, into: result, line: line, localIndex: localIndex)
+        case .record(var record, let matched):
+            try take(&record, matched: matched, into: result, line: line, localIndex: localIndex)
         case .dropped:
             result.recordsRead += 1
             result.recordsDropped += 1

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryRecords
 
 /// What a record reader does with an input it cannot read as a record.
 public enum RecordErrorPolicy {
@@ -39,10 +40,28 @@ public protocol RecordReader: AnyObject {
 public protocol RecordWriter: AnyObject {
     /// Writes one record.
     func write(_ record: Record) throws
+    /// Writes one record that came from `database` (`public`, `private`, `shared`), for writers
+    /// that keep databases apart (archives, stores); others ignore it.
+    func write(_ record: Record, database: String?) throws
     /// Flushes everything and commits the output.
     func finish() throws
     /// Records written so far.
     var recordCount: Int { get }
     /// Bytes handed to the output so far (before compression).
     var bytesWritten: Int { get }
+    /// Whether the writer takes records already encoded as NDJSON lines
+    /// (``write(encodedLines:records:)``): sources that encode on worker threads then hand
+    /// their bytes over instead of records.
+    var acceptsEncodedLines: Bool { get }
+    /// Writes `records` records given as compact NDJSON lines (each ended by a newline), byte for
+    /// byte. Only when ``acceptsEncodedLines``.
+    func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws
+}
+
+extension RecordWriter {
+    public func write(_ record: Record, database: String?) throws { try write(record) }
+    public var acceptsEncodedLines: Bool { false }
+    public func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
+        preconditionFailure("\(Self.self) does not take encoded lines")
+    }
 }

@@ -1,0 +1,156 @@
+import FerryIO
+import FerryRecords
+
+/// Ferry's one record pipeline: sources → transform → (sort) → (limit) → a writer, with the run's
+/// statistics counted here and nowhere else.
+///
+/// ```swift
+/// let pipeline = RecordPipeline(writer: NDJSONWriter(sink: file), transform: RecordTransform(types: ["Message"]))
+/// for source in sources { try pipeline.read(source) }
+/// let statistics = try pipeline.finish()
+/// ```
+///
+/// Every format plugs in as a ``RecordSource`` and a ``RecordWriter``; the pipeline neither knows
+/// nor asks which. Errors in the data follow ``policy``: under `.fail` the first bad input or
+/// record the predicate cannot be evaluated on stops the run; under `.skip` it is reported
+/// (``onReject``, ``onWarning``) and the run goes on.
+public final class RecordPipeline {
+    /// What every record goes through before it is kept.
+    public let transform: RecordTransform
+    /// What to do with bad input.
+    public let policy: RecordErrorPolicy
+    /// Threads sources may decode on.
+    public let threads: Int
+    /// Called for every input skipped under `.skip` (sources pass it to their readers).
+    public var onReject: ((any Error) -> Void)?
+    /// Called with what else is worth telling under `.skip`: records the predicate could not be
+    /// evaluated on, responses that hold no records.
+    public var onWarning: ((String) -> Void)?
+    /// Called now and then with the statistics so far (when set; sources check ``wantsProgress``).
+    public var onProgress: ((RunStatistics) -> Void)?
+
+    private let writer: any RecordWriter
+    private let buffer: (any RecordBuffer)?
+    private var remaining: Int?
+    private var counts = RunStatistics()
+    private var isFinished = false
+
+    /// A pipeline into `writer`; `buffer` (a sorter) reorders records before the limit applies.
+    public init(writer: any RecordWriter, transform: RecordTransform = RecordTransform(), policy: RecordErrorPolicy = .fail,
+                threads: Int = 1, buffer: (any RecordBuffer)? = nil, limit: Int? = nil) {
+        self.writer = writer
+        self.transform = transform
+        self.policy = policy
+        self.threads = max(1, threads)
+        self.buffer = buffer
+        remaining = limit
+    }
+
+    // MARK: Reading
+
+    /// Reads `source` into the pipeline (nothing when no more records are wanted).
+    public func read(_ source: any RecordSource) throws {
+        guard wantsMore else { return }
+        try source.run(into: self)
+    }
+
+    /// Whether more records are wanted (the limit is not reached). Sources stop reading when not.
+    public var wantsMore: Bool { buffer != nil || remaining.map { $0 > 0 } ?? true }
+
+    /// How many more records are wanted, when there is a limit and nothing reorders records.
+    public var remainingRecords: Int? { buffer == nil ? remaining : nil }
+
+    /// Applies ``transform`` to a record of `source`: `false` drops it. A record the predicate
+    /// cannot be evaluated on fails the run under `.fail`; under `.skip` it is dropped and
+    /// reported. `filterMatched` says the source already found that the predicate matches.
+    public func transform(_ record: inout Record, filterMatched: Bool = false, source: String, recordIndex: Int,
+                          line: Int? = nil) throws -> Bool {
+        do {
+            return try transform.apply(&record, filterMatched: filterMatched)
+        } catch {
+            try transformFailed(TransformFailure(source: source, line: line, recordIndex: recordIndex, underlying: error))
+            return false
+        }
+    }
+
+    /// A record the transform failed on: thrown under `.fail`, reported under `.skip`.
+    public func transformFailed(_ failure: TransformFailure) throws {
+        guard policy.skips else { throw failure }
+        counts.transformFailures += 1
+        onWarning?("skipped: \(failure)")
+    }
+
+    // MARK: Taking records
+
+    /// Takes a record that passed the transform (from `database`, when the source knows it);
+    /// returns `false` once no more records are wanted.
+    public func take(_ record: Record, database: String? = nil) throws -> Bool {
+        if let buffer {
+            try buffer.add(record)
+            return true
+        }
+        if let left = remaining {
+            guard left > 0 else { return false }
+            remaining = left - 1
+        }
+        try writer.write(record, database: database)
+        return remaining.map { $0 > 0 } ?? true
+    }
+
+    /// Whether sources may hand over records encoded as NDJSON lines (``takeEncodedLines(_:records:)``):
+    /// the writer takes them and nothing reorders records.
+    public var takesEncodedLines: Bool { buffer == nil && writer.acceptsEncodedLines }
+
+    /// Takes `records` records encoded as compact NDJSON lines (at most ``remainingRecords``).
+    public func takeEncodedLines(_ bytes: UnsafeRawBufferPointer, records: Int) throws {
+        precondition(takesEncodedLines && records <= remaining ?? .max)
+        if let left = remaining { remaining = left - records }
+        try writer.write(encodedLines: bytes, records: records)
+    }
+
+    /// Counts what a source read: records (those a prefilter dropped included), rejects and bytes.
+    public func countInput(records: Int, rejected: Int, bytes: Int) {
+        counts.recordsIn += records
+        counts.rejected += rejected
+        counts.bytesIn += bytes
+        if let onProgress { onProgress(statistics) }
+    }
+
+    /// Notes a response that lists zones and holds no records (`zones/list`, `changes/database`…).
+    public func noteZoneListing(source: String, shape: String, zones: Int) {
+        counts.zoneListings += 1
+        onWarning?("\(source): a \(shape) response (\(zones) zone\(zones == 1 ? "" : "s")) holds no records; `ferry inspect` describes it")
+    }
+
+    /// Whether anyone listens to progress (sources may skip counting often when not).
+    public var wantsProgress: Bool { onProgress != nil }
+
+    /// The statistics so far.
+    public var statistics: RunStatistics {
+        var current = counts
+        current.recordsOut = writer.recordCount
+        current.bytesOut = writer.bytesWritten
+        return current
+    }
+
+    // MARK: Finishing
+
+    /// Hands on what the buffer holds, finishes the writer (committing its output), and returns
+    /// the statistics. Nothing appears under the output's name unless this succeeds.
+    public func finish() throws -> RunStatistics {
+        precondition(!isFinished)
+        isFinished = true
+        if let buffer {
+            try buffer.finish { record in
+                if let left = remaining {
+                    guard left > 0 else { return false }
+                    remaining = left - 1
+                }
+                try writer.write(record)
+                return true
+            }
+        }
+        try writer.finish()
+        return statistics
+    }
+}
