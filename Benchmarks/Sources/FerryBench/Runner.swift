@@ -106,6 +106,41 @@ func fileSize(_ path: String) -> Int {
     return stat(path, &info) == 0 ? Int(info.st_size) : 0
 }
 
+/// The last modification time of `path` in seconds (0 when it does not exist).
+func modificationTime(_ path: String) -> Int {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return 0 }
+    #if canImport(Darwin)
+    return Int(info.st_mtimespec.tv_sec)
+    #else
+    return Int(info.st_mtim.tv_sec)
+    #endif
+}
+
+/// A small text file's contents, without trailing newlines unless `keepingNewlines`; `nil` when it
+/// cannot be opened.
+func readText(_ path: String, keepingNewlines: Bool = false) -> String? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, file)
+        if n == 0 { break }
+        bytes += buffer[..<n]
+    }
+    while !keepingNewlines && bytes.last == 0x0A { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Writes `text` to the file `path` (replacing it); a failure ends the benchmark.
+func writeText(_ path: String, _ text: String) {
+    guard let file = fopen(path, "wb") else { fatal("cannot write \(path)") }
+    defer { fclose(file) }
+    let bytes = Array(text.utf8)
+    guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { fatal("cannot write \(path)") }
+}
+
 func currentDirectory() -> String {
     var buffer = [CChar](repeating: 0, count: 4096)
     guard getcwd(&buffer, buffer.count) != nil else { return "." }

@@ -10,19 +10,14 @@ import Darwin
 /// and untimed checks that the states agree.
 ///
 /// The shared history (`gen_records.py --changes`: `{"token", "op", "recordName", …, "record"}`)
-/// is converted to Ferry's change-log format first, untimed, by the hidden
-/// `ferry bench-changes IN OUT` (upserts and modifications become `recordSaved`, deletions
-/// `recordDeleted`, and every 1000 events each zone touched gets a checkpoint `<zone>@<token>`).
-/// The peers read the original file.
+/// is converted to Ferry's change-log format first, untimed, by this package's
+/// `ferry-bench-changes IN OUT` (``ferryChangeLog(for:)``: upserts and modifications become
+/// `recordSaved`, deletions `recordDeleted`, and every 1000 events each zone touched gets a
+/// checkpoint `<zone>@<token>`). The peers read the original file.
 @MainActor func replayTask() {
     let events = 2_000_000
     let history = Bench.ensureData("changes.ndjson", count: events, changes: true)
-    let log = Bench.data + "/changes.ferry.ndjson"
-    if fileSize(log) == 0 || modificationTime(log) < modificationTime(history) {
-        print("converting \(history) to Ferry's change-log format (untimed) …")
-        let result = Runner.run([Bench.ferry, "bench-changes", history, log])
-        guard result.status == 0 else { fatal("ferry bench-changes failed: \(result.status)") }
-    }
+    let log = ferryChangeLog(for: history)
     let historySize = fileSize(history)
     let logSize = fileSize(log)
     let ferryOut = Bench.data + "/replay-ferry.ndjson"
@@ -88,14 +83,4 @@ import Darwin
     let lines = Runner.run(["/bin/sh", "-c", "test $(wc -l < '\(a)') -eq $(wc -l < '\(b)')"]).status == 0
     print("  \(status == 0 && lines ? "ok" : "FAILED (ferry diff exit \(status))"): \(claim)")
     if status != 0 || !lines { Bench.ratios.append("replay check failed: \(claim)") }
-}
-
-private func modificationTime(_ path: String) -> Int {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return 0 }
-    #if canImport(Darwin)
-    return Int(info.st_mtimespec.tv_sec)
-    #else
-    return Int(info.st_mtim.tv_sec)
-    #endif
 }
