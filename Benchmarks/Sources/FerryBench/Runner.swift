@@ -106,6 +106,25 @@ func fileSize(_ path: String) -> Int {
     return stat(path, &info) == 0 ? Int(info.st_size) : 0
 }
 
+/// The number of lines of the file `path` (newlines, plus a last line without one).
+func lineCount(_ path: String) -> Int {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var lines = 0
+    var last: UInt8 = 0x0A
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { break }
+        buffer.withUnsafeBytes { bytes in
+            for byte in bytes[..<n] where byte == 0x0A { lines += 1 }
+            last = bytes[n - 1]
+        }
+    }
+    return last == 0x0A ? lines : lines + 1
+}
+
 /// The last modification time of `path` in seconds (0 when it does not exist).
 func modificationTime(_ path: String) -> Int {
     var info = stat()
