@@ -27,6 +27,7 @@ enum Runner {
         var fileActions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
         defer { posix_spawn_file_actions_destroy(&fileActions) }
+        fflush(nil)  // what was printed so far comes before the command's own output
         let start = now()
         let rc = posix_spawnp(&pid, arguments[0], &fileActions, nil, argv, environ)
         guard rc == 0 else { return Result(status: 127, seconds: 0, peakRSSKiB: 0) }
@@ -104,6 +105,27 @@ func format(_ value: Double, _ digits: Int) -> String {
 func fileSize(_ path: String) -> Int {
     var info = stat()
     return stat(path, &info) == 0 ? Int(info.st_size) : 0
+}
+
+/// How many regular files are directly in `directory`, and their total size in bytes.
+func folderContents(_ directory: String) -> (files: Int, bytes: Int) {
+    guard let handle = opendir(directory) else { return (0, 0) }
+    defer { closedir(handle) }
+    var files = 0, bytes = 0
+    while let entry = readdir(handle) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        var info = stat()
+        guard stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        files += 1
+        bytes += Int(info.st_size)
+    }
+    return (files, bytes)
+}
+
+/// Whether `path` is a directory.
+func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
 }
 
 /// The number of lines of the file `path` (newlines, plus a last line without one).
