@@ -35,6 +35,17 @@ let package = Package(
             ],
             path: "Sources/FerryMicro"
         ),
+        // The shared benchmark's change events in Ferry's change-log format, for `replay` (untimed).
+        .executableTarget(
+            name: "ferry-bench-changes",
+            dependencies: [
+                .product(name: "FerryChangeLog", package: "Ferry"),
+                .product(name: "FerryRecords", package: "Ferry"),
+                .product(name: "FerryCompression", package: "Ferry"),
+                .product(name: "FerryIO", package: "Ferry"),
+            ],
+            path: "Sources/FerryBenchChanges"
+        ),
         // A generated history with the states replay must produce, for `replay-check`.
         .executableTarget(
             name: "ferry-histories",

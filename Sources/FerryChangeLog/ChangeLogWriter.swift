@@ -51,14 +51,6 @@ public final class ChangeLogWriter {
         try counted()
     }
 
-    /// Writes a `recordSaved` event whose record dictionary is already compact JSON (no newline).
-    func writeSaved(recordJSON bytes: UnsafeRawBufferPointer) throws {
-        output.append("{\"event\":\"recordSaved\",\"record\":")
-        output.append(bytes)
-        output.append("}\n")
-        try counted()
-    }
-
     private func writeZoneEvent(_ prefix: StaticString, _ zone: ZoneID) {
         output.append(prefix)
         RecordJSON.encode(zone, into: &output)

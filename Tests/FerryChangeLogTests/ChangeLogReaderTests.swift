@@ -198,24 +198,4 @@ struct ChangeLogReaderTests {
             #expect(tokens.tokens.database == full.tokens.database)
         }
     }
-
-    @Test("The benchmark's change events convert to Ferry's format with checkpoints")
-    func benchConverter() throws {
-        let input = """
-        {"token":1,"op":"upsert","recordName":"a","recordType":"Chat","zoneID":{"zoneName":"Chats","ownerRecordName":"_o"},"timestamp":1,"record":{"recordName":"a","recordType":"Chat","zoneID":{"zoneName":"Chats","ownerRecordName":"_o"},"recordChangeTag":"1"}}
-        {"token":2,"op":"modify","recordName":"a","recordType":"Chat","zoneID":{"zoneName":"Chats","ownerRecordName":"_o"},"timestamp":2,"record": {"recordName": "a","recordType":"Chat","zoneID":{"zoneName":"Chats","ownerRecordName":"_o"},"recordChangeTag":"2"}}
-        {"token":3,"op":"upsert","recordName":"b","recordType":"Chat","zoneID":{"zoneName":"Work","ownerRecordName":"_o"},"timestamp":3,"record":{"recordName":"b","recordType":"Chat","zoneID":{"zoneName":"Work","ownerRecordName":"_o"}}}
-        {"token":4,"op":"delete","recordName":"b","recordType":"Chat","zoneID":{"zoneName":"Work","ownerRecordName":"_o"},"timestamp":4}
-        """
-        let sink = MemorySink()
-        let count = try BenchChangeConverter.convert(from: MemorySource(input), to: ChangeLogWriter(sink: sink), checkpointEvery: 2)
-        #expect(count == 4)
-        let text = String(decoding: sink.bytes, as: UTF8.self)
-        #expect(text.contains(#"{"event":"recordSaved","record":{"recordName":"a","recordType":"Chat","zoneID":{"zoneName":"Chats","ownerRecordName":"_o"},"recordChangeTag":"2"}}"#))
-        let replayer = try replay(sink.bytes)
-        #expect(try replayer.state.records().map(\.recordName) == ["a"])
-        #expect(replayer.tokens.zones.map(\.syncToken) == ["Chats@2", "Work@4"])
-        let until = try replay(sink.bytes, .init(until: "Chats@2"))
-        #expect(try until.state.record(named: "a", in: zone)?.recordChangeTag == "2")
-    }
 }

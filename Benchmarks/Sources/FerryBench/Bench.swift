@@ -37,6 +37,35 @@ import Darwin
         return path
     }
 
+    /// A folder of saved CloudKit responses and its gzipped copy (every file `gzip -6`, named
+    /// `*.json.gz`): the folders named by the environment variables `variable` and `variable_GZ`,
+    /// else DATA/`name` and the plain folder's path + `-gz`. Folders named in the environment must
+    /// exist; the others are made when missing, untimed (into a temporary folder, then renamed):
+    /// the plain one by the shell command `generate(folder)`, the gzipped one from the plain one.
+    static func responseFolders(_ variable: String, name: String,
+                                generate: @MainActor (String) -> String) -> (plain: String, gzipped: String) {
+        func trimmed(_ path: String) -> String { path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path }
+        let plain = environment[variable].map(trimmed) ?? data + "/" + name
+        let gzipped = environment[variable + "_GZ"].map(trimmed) ?? plain + "-gz"
+        for (folder, named) in [(plain, environment[variable] != nil), (gzipped, environment[variable + "_GZ"] != nil)] {
+            if !isDirectory(folder) && named { fatal("\(folder) is not a folder (\(folder == plain ? variable : variable + "_GZ"))") }
+        }
+        if !isDirectory(plain) {
+            _ = mkdir(data, 0o755)
+            print("generating \(plain) …")
+            guard Runner.run(["/bin/sh", "-c", "rm -rf '\(plain).tmp' && \(generate(plain + ".tmp")) && mv '\(plain).tmp' '\(plain)'"]).status == 0 else {
+                fatal("generating \(plain) failed")
+            }
+        }
+        if !isDirectory(gzipped) {
+            print("gzipping every file of \(plain) into \(gzipped) …")
+            let script = "rm -rf '\(gzipped).tmp' && mkdir '\(gzipped).tmp' && for f in '\(plain)'/*.json; do "
+                + "gzip -6 -c \"$f\" > '\(gzipped).tmp'/\"$(basename \"$f\")\".gz || exit 1; done && mv '\(gzipped).tmp' '\(gzipped)'"
+            guard Runner.run(["/bin/sh", "-c", script]).status == 0 else { fatal("gzipping \(plain) failed") }
+        }
+        return (plain, gzipped)
+    }
+
     /// Runs `command` RUNS times (a shell command line when `shell`), records and prints the
     /// median. Returns `nil` (and says so) when a run fails. The files in `removing` are deleted
     /// after each run, untimed, so every run writes its outputs afresh (as run_peers.sh does).
@@ -132,10 +161,13 @@ import Darwin
 
     /// Prints and keeps how many times faster `a` is than `b` (ratio of median times) and, when
     /// both ran interleaved, the median and range of the ratios within each round, and the ratio of
-    /// median CPU times (user + system).
-    static func ratio(_ task: String, _ a: String, over b: String) {
+    /// median CPU times (user + system). Returns the ratio the goals are judged on: the median of
+    /// the per-round ratios when both ran interleaved, else the ratio of medians (`nil` when
+    /// either did not run).
+    @discardableResult
+    static func ratio(_ task: String, _ a: String, over b: String) -> Double? {
         guard let x = results.first(where: { $0.task == task && $0.tool == a }),
-              let y = results.first(where: { $0.task == task && $0.tool == b }) else { return }
+              let y = results.first(where: { $0.task == task && $0.tool == b }) else { return nil }
         var line = "ratio [\(task)]: \(a) is \(format(y.medianSeconds / x.medianSeconds, 2))× as fast as \(b) "
             + "(\(format(x.medianSeconds, 2)) s vs \(format(y.medianSeconds, 2)) s; peak RSS \(format(x.peakRSSMiB, 0)) vs \(format(y.peakRSSMiB, 0)) MiB)"
         let paired = x.pairedRatios(over: y)
@@ -149,10 +181,40 @@ import Darwin
         if cpu(x) > 0 { line += "; CPU time (user + system) \(format(cpu(y) / cpu(x), 2))× (\(format(cpu(x), 2)) s vs \(format(cpu(y), 2)) s)" }
         ratios.append(line)
         print("  " + line)
+        return paired.isEmpty ? y.medianSeconds / x.medianSeconds : median(paired)
     }
 
-    /// Drops the page cache's cold start: reads the files once.
+    /// Prints and keeps how a ratio from ``ratio(_:_:over:)`` compares with another one, e.g. the
+    /// same comparison on gzipped input against plain input: `ratio` as a percentage of `reference`.
+    static func compareRatios(_ task: String, _ what: String, _ ratio: Double?, with reference: Double?, _ referenceName: String) {
+        guard let ratio, let reference, reference > 0 else { return }
+        let line = "ratio of ratios [\(task)]: \(what) \(format(ratio, 2))× is \(format(ratio / reference * 100, 1)) % of "
+            + "\(referenceName) \(format(reference, 2))× (round-by-round medians)"
+        ratios.append(line)
+        print("  " + line)
+    }
+
+    /// Prints and keeps the peak RSS of `a` against `b` (the largest of each tool's runs).
+    static func memory(_ task: String, _ a: String, over b: String) {
+        guard let x = results.first(where: { $0.task == task && $0.tool == a }),
+              let y = results.first(where: { $0.task == task && $0.tool == b }), y.peakRSSMiB > 0 else { return }
+        let line = "peak RSS [\(task)]: \(a) \(format(x.peakRSSMiB, 0)) MiB is \(format(x.peakRSSMiB / y.peakRSSMiB * 100, 1)) % of "
+            + "\(b)'s \(format(y.peakRSSMiB, 0)) MiB"
+        ratios.append(line)
+        print("  " + line)
+    }
+
+    /// Drops the page cache's cold start: reads the files (and every file in the folders) once.
     static func warm(_ paths: String...) {
-        for path in paths { _ = Runner.run(["/bin/sh", "-c", "cat '\(path)' > /dev/null"]) }
+        for path in paths {
+            let read = isDirectory(path) ? "find '\(path)' -type f -exec cat {} + > /dev/null" : "cat '\(path)' > /dev/null"
+            _ = Runner.run(["/bin/sh", "-c", read])
+        }
+    }
+
+    /// A file of this package's `Peers/` folder (the peers written for these benchmarks; the
+    /// others are in SHARED).
+    static func peer(_ name: String) -> String {
+        repository + "/Benchmarks/Peers/" + name
     }
 }

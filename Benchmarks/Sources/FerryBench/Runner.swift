@@ -27,6 +27,7 @@ enum Runner {
         var fileActions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
         defer { posix_spawn_file_actions_destroy(&fileActions) }
+        fflush(nil)  // what was printed so far comes before the command's own output
         let start = now()
         let rc = posix_spawnp(&pid, arguments[0], &fileActions, nil, argv, environ)
         guard rc == 0 else { return Result(status: 127, seconds: 0, peakRSSKiB: 0) }
@@ -104,6 +105,81 @@ func format(_ value: Double, _ digits: Int) -> String {
 func fileSize(_ path: String) -> Int {
     var info = stat()
     return stat(path, &info) == 0 ? Int(info.st_size) : 0
+}
+
+/// How many regular files are directly in `directory`, and their total size in bytes.
+func folderContents(_ directory: String) -> (files: Int, bytes: Int) {
+    guard let handle = opendir(directory) else { return (0, 0) }
+    defer { closedir(handle) }
+    var files = 0, bytes = 0
+    while let entry = readdir(handle) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        var info = stat()
+        guard stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        files += 1
+        bytes += Int(info.st_size)
+    }
+    return (files, bytes)
+}
+
+/// Whether `path` is a directory.
+func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+}
+
+/// The number of lines of the file `path` (newlines, plus a last line without one).
+func lineCount(_ path: String) -> Int {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var lines = 0
+    var last: UInt8 = 0x0A
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { break }
+        buffer.withUnsafeBytes { bytes in
+            for byte in bytes[..<n] where byte == 0x0A { lines += 1 }
+            last = bytes[n - 1]
+        }
+    }
+    return last == 0x0A ? lines : lines + 1
+}
+
+/// The last modification time of `path` in seconds (0 when it does not exist).
+func modificationTime(_ path: String) -> Int {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return 0 }
+    #if canImport(Darwin)
+    return Int(info.st_mtimespec.tv_sec)
+    #else
+    return Int(info.st_mtim.tv_sec)
+    #endif
+}
+
+/// A small text file's contents, without trailing newlines unless `keepingNewlines`; `nil` when it
+/// cannot be opened.
+func readText(_ path: String, keepingNewlines: Bool = false) -> String? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, file)
+        if n == 0 { break }
+        bytes += buffer[..<n]
+    }
+    while !keepingNewlines && bytes.last == 0x0A { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Writes `text` to the file `path` (replacing it); a failure ends the benchmark.
+func writeText(_ path: String, _ text: String) {
+    guard let file = fopen(path, "wb") else { fatal("cannot write \(path)") }
+    defer { fclose(file) }
+    let bytes = Array(text.utf8)
+    guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { fatal("cannot write \(path)") }
 }
 
 func currentDirectory() -> String {

@@ -6,7 +6,12 @@
 // Tasks (default: roundtrip rss): see `Bench.tasks` below; each lives in Tasks/<Name>.swift.
 // Environment: DATA (folder for generated data, default /tmp/ferry-bench; kept out of the
 // repository), RUNS (default 3), FERRY (the ferry binary, default .build/release/ferry),
-// SHARED (default ../shared/bench), EVENTS (events of the replay-check history, default 2000000).
+// SHARED (default ../shared/bench), EVENTS (events of the replay-check history, default 2000000);
+// for the saved-response tasks (see Benchmarks/README.md, "Realistic input forms"): RESPONSES and
+// RESPONSES_GZ (saved records/query folders, default DATA/query-responses and RESPONSES + -gz),
+// JQ=1 (also time jq on them), CHANGES_RESPONSES and CHANGES_RESPONSES_GZ (saved changes/zone
+// folders, default DATA/changes-responses and CHANGES_RESPONSES + -gz) with CHANGES (the same
+// history as one flat event log for duckdb, default DATA/changes.ndjson).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,6 +29,8 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("xml", xmlTask),
     ("replay", replayTask),
     ("replay-check", replayCheckTask),
+    ("responses", responsesTask),
+    ("replay-responses", replayResponsesTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

@@ -30,11 +30,4 @@ enum JSONCompaction {
         }
         return n
     }
-
-    /// A compacted copy of `text`.
-    static func compacted(_ text: UnsafeRawBufferPointer) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: text.count) { buffer, count in
-            count = compact(text, into: UnsafeMutableRawPointer(buffer.baseAddress!))
-        }
-    }
 }

@@ -10,50 +10,41 @@ import Darwin
 /// and untimed checks that the states agree.
 ///
 /// The shared history (`gen_records.py --changes`: `{"token", "op", "recordName", …, "record"}`)
-/// is converted to Ferry's change-log format first, untimed, by the hidden
-/// `ferry bench-changes IN OUT` (upserts and modifications become `recordSaved`, deletions
-/// `recordDeleted`, and every 1000 events each zone touched gets a checkpoint `<zone>@<token>`).
-/// The peers read the original file.
+/// is converted to Ferry's change-log format first, untimed, by this package's
+/// `ferry-bench-changes IN OUT` (``ferryChangeLog(for:)``: upserts and modifications become
+/// `recordSaved`, deletions `recordDeleted`, and every 1000 events each zone touched gets a
+/// checkpoint `<zone>@<token>`). The peers read the original file.
 @MainActor func replayTask() {
-    let events = 2_000_000
-    let history = Bench.ensureData("changes.ndjson", count: events, changes: true)
-    let log = Bench.data + "/changes.ferry.ndjson"
-    if fileSize(log) == 0 || modificationTime(log) < modificationTime(history) {
-        print("converting \(history) to Ferry's change-log format (untimed) …")
-        let result = Runner.run([Bench.ferry, "bench-changes", history, log])
-        guard result.status == 0 else { fatal("ferry bench-changes failed: \(result.status)") }
-    }
+    let history = Bench.ensureData("changes.ndjson", count: 2_000_000, changes: true)
+    let events = lineCount(history)
+    let log = ferryChangeLog(for: history)
     let historySize = fileSize(history)
     let logSize = fileSize(log)
     let ferryOut = Bench.data + "/replay-ferry.ndjson"
     let duckOut = Bench.data + "/replay-duckdb.ndjson"
     let orjsonOut = Bench.data + "/replay-orjson.ndjson"
-    let duck = Bench.shared + "/peers/duckdb_sql.py"
     print("\n== replay \(events) events to the final state: Ferry's log \(logSize / 1_000_000) MB, the peers' history \(historySize / 1_000_000) MB")
     Bench.warm(history, log)
     for path in [ferryOut, ferryOut + ".tokens.json", duckOut, orjsonOut] { unlink(path) }
     Bench.interleave("replay", [
         .init(tool: "ferry replay", command: [Bench.ferry, "replay", log, "--out", ferryOut, "--quiet"], bytes: logSize,
               units: events, removing: [ferryOut, ferryOut + ".tokens.json"]),
-        .init(tool: "duckdb arg_max GROUP BY (2 threads)", command: ["python3", duck,
-            "COPY (SELECT rec FROM (SELECT arg_max(op, token) AS op, arg_max(record, token) AS rec FROM read_json('\(history)', "
-            + "format = 'newline_delimited', columns = {token: 'BIGINT', op: 'VARCHAR', recordName: 'VARCHAR', record: 'JSON'}) "
-            + "GROUP BY recordName) WHERE op <> 'delete') TO '\(duckOut)' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')"],
-              bytes: historySize, units: events, removing: [duckOut]),
+        duckdbReplay(history, to: duckOut, events: events),
         .init(tool: "python orjson dict", command: ["python3", Bench.shared + "/peers/replay_orjson.py", history, orjsonOut],
               bytes: historySize, units: events, removing: [orjsonOut]),
     ])
     Bench.measure("replay-tokens", "ferry replay --tokens-only", bytes: logSize, units: events,
                   ["\(Bench.ferry) replay '\(log)' --tokens-only > /dev/null"], shell: true)
-    Bench.ratio("replay", "ferry replay", over: "duckdb arg_max GROUP BY (2 threads)")
+    Bench.ratio("replay", "ferry replay", over: duckdbReplayTool)
     Bench.ratio("replay", "ferry replay", over: "python orjson dict")
     print("  tokens only: \(tokensRatio()) the full replay's time")
 
     print("\n== replay checks (untimed)")
     checkStates("ferry's final state and duckdb's hold the same records", ferryOut, duckOut)
     checkStates("ferry's final state and the orjson loop's hold the same records", ferryOut, orjsonOut)
-    // A point in time: the state at token 1,000,000 against the orjson loop on the first million events.
-    let half = events / 2
+    // A point in time: the state at the middle checkpoint (token 1,000,000 of the 2M events) against
+    // the orjson loop on the events up to it. Checkpoints fall every 1000 events.
+    let half = events / 2 / 1000 * 1000
     let at = Bench.data + "/replay-at.ndjson", atPeer = Bench.data + "/replay-at-orjson.ndjson"
     runOrStop([Bench.ferry, "replay", log, "--until", "Chats@\(half)", "--out", at, "--quiet"])
     runOrStop(["/bin/sh", "-c", "head -n \(half) '\(history)' | python3 '\(Bench.shared)/peers/replay_orjson.py' /dev/stdin '\(atPeer)'"])
@@ -66,6 +57,21 @@ import Darwin
         unlink(path)
         unlink(path + ".tokens.json")
     }
+}
+
+/// The name of ``duckdbReplay(_:to:events:)`` in results and ratios.
+let duckdbReplayTool = "duckdb arg_max GROUP BY (2 threads)"
+
+/// duckdb replaying the shared flat history `history` (`gen_records.py --changes`) to its final
+/// state in `out`, one record per line: the latest event of each `recordName` (`arg_max … GROUP BY
+/// recordName`, the SQL of `../shared/bench/run_peers.sh task_replay`), deletions dropped. The
+/// peer of both `replay` and `replay-responses`; `events` is the history's length (units).
+@MainActor func duckdbReplay(_ history: String, to out: String, events: Int) -> Bench.Entry {
+    .init(tool: duckdbReplayTool, command: ["python3", Bench.shared + "/peers/duckdb_sql.py",
+        "COPY (SELECT rec FROM (SELECT arg_max(op, token) AS op, arg_max(record, token) AS rec FROM read_json('\(history)', "
+        + "format = 'newline_delimited', columns = {token: 'BIGINT', op: 'VARCHAR', recordName: 'VARCHAR', record: 'JSON'}) "
+        + "GROUP BY recordName) WHERE op <> 'delete') TO '\(out)' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '')"],
+          bytes: fileSize(history), units: events, removing: [out])
 }
 
 /// How the tokens-only median compares with the full replay's.
@@ -88,14 +94,4 @@ import Darwin
     let lines = Runner.run(["/bin/sh", "-c", "test $(wc -l < '\(a)') -eq $(wc -l < '\(b)')"]).status == 0
     print("  \(status == 0 && lines ? "ok" : "FAILED (ferry diff exit \(status))"): \(claim)")
     if status != 0 || !lines { Bench.ratios.append("replay check failed: \(claim)") }
-}
-
-private func modificationTime(_ path: String) -> Int {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return 0 }
-    #if canImport(Darwin)
-    return Int(info.st_mtimespec.tv_sec)
-    #else
-    return Int(info.st_mtim.tv_sec)
-    #endif
 }

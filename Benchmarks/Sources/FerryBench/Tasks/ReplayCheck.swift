@@ -41,18 +41,3 @@ import Darwin
         unlink(path + ".tokens.json")
     }
 }
-
-/// A small text file's contents, without a trailing newline.
-private func readText(_ path: String) -> String? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, file)
-        if n == 0 { break }
-        bytes += buffer[..<n]
-    }
-    while bytes.last == 0x0A { bytes.removeLast() }
-    return String(decoding: bytes, as: UTF8.self)
-}
