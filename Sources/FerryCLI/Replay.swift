@@ -141,10 +141,11 @@ struct Replay: ParsableCommand {
                 logWriter = writer
             }
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            for path in try Replayer.expandHistory(histories) {
-                guard !replayer.reachedUntil else { break }
-                try replayer.apply(try Compression.openInput(try InputFile(path: path)))
-            }
+            var paths = try Replayer.expandHistory(histories)[...]
+            try replayer.apply(sources: {
+                guard let path = paths.popFirst() else { return nil }
+                return try Compression.openInput(try InputFile(path: path))
+            })
             let applied = clock.seconds
             if tokensOnly {
                 try replayer.finish()

@@ -118,6 +118,8 @@ public final class Replayer {
     private var keepsJSON = false
     /// The bytes of history each decoding thread takes at a time (tests make it small).
     var blockSize = 4 << 20
+    /// Histories smaller than this are read, not mapped (mapping a small file costs more).
+    var minimumMappedSize = 8 << 20
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -177,6 +179,18 @@ public final class Replayer {
     /// - Throws: ``ChangeLogError`` naming the source, line and column of bad input; what the
     ///   source or ``onApply`` throws.
     public func apply(_ source: ByteSource) throws {
+        var given: ByteSource? = source
+        try apply(sources: {
+            defer { given = nil }
+            return given
+        })
+    }
+
+    /// Reads the histories `nextSource` opens, one after another until it returns `nil` (or
+    /// ``Configuration/until`` is reached), and applies their events in order: as ``apply(_:)``
+    /// does for each, but decoding on worker threads across file boundaries, so a folder of
+    /// thousands of saved responses keeps every core busy.
+    public func apply(sources nextSource: @escaping () throws -> ByteSource?) throws {
         guard phase != .done else { return }
         beginChanges()
         var decoder = EventDecoder()
@@ -184,41 +198,35 @@ public final class Replayer {
         decoder.defaultZone = configuration.reader.defaultZone
         decoder.maximumDepth = configuration.reader.maximumDepth
         decoder.tokensOnly = configuration.tokensOnly
-        let threads = configuration.decodingThreads ?? ParallelEventReader.defaultThreads()
-        let reader: RawEventSource
-        var parallelReader: ParallelEventReader?
+        let threads = configuration.decodingThreads ?? EventReader.defaultThreads()
+        // A regular file that fits well in memory is read in place: saved records' JSON stays in
+        // the mapping (the page cache) instead of being copied into the state.
+        let reader = EventReader(sources: nextSource, configuration: configuration.reader, decoder: decoder, threads: threads,
+                                 mapsInput: threads > 0 && !configuration.tokensOnly, minimumMappedSize: minimumMappedSize,
+                                 mappingBudget: Self.maximumMappedSize - storage.mappedBytes, unitSize: blockSize)
         if threads > 0 {
-            // A regular file that fits well in memory is read in place: saved records' JSON stays
-            // in the mapping (the page cache) instead of being copied into the state.
-            let mapped = configuration.tokensOnly ? nil : source.mapRemaining(maximumSize: Self.maximumMappedSize - storage.mappedBytes)
-            let parallel = ParallelEventReader(source: source, mapped: mapped, configuration: configuration.reader, decoder: decoder,
-                                               threads: threads, blockSize: blockSize)
-            parallelReader = parallel
             // The table slot a save will probe is loaded while earlier events are applied. (The
             // reader, and with it this closure, goes when this call returns.)
-            parallel.upcoming = { [self] event in
+            reader.upcoming = { [self] event in
                 guard case .recordSaved(let blob, let number) = event, number < tablesByNumber.count,
                       let table = tablesByNumber[number] else { return }
                 table.prefetch(hash: blob.nameHash)
             }
-            reader = parallel
-        } else {
-            let sequential = ChangeLogReader(source: source, configuration: configuration.reader)
-            sequential.decoder = decoder
-            reader = sequential
+        }
+        var lastMapping: MappedFile?
+        reader.onUnit = { [self] mapping in
+            keepsJSON = mapping != nil
+            if let mapping, mapping !== lastMapping {
+                storage.mappings.append(mapping)
+                lastMapping = mapping
+            }
         }
         currentBytes = { reader.bytesRead }
         defer {
             finishedBytes += reader.bytesRead
             currentBytes = nil
+            keepsJSON = false
         }
-        guard phase != .done, let first = try reader.nextRaw() else { return }
-        if let mapping = parallelReader?.textMapping {
-            storage.mappings.append(mapping)
-            keepsJSON = true
-        }
-        defer { keepsJSON = false }
-        try handle(first)
         while phase != .done, let event = try reader.nextRaw() {
             try handle(event)
         }

@@ -146,10 +146,8 @@ struct DecoderSharingTests {
     @Test("Every worker of a parallel reader, and its own thread, gets key storage of its own")
     func workersDoNotShareKeyStorage() {
         let decoder = EventDecoder()
-        let workers = (0..<3).map {
-            ParallelEventReader.Worker(index: $0, decoder: decoder, sourceName: "history", maximumLineBytes: 1 << 20)
-        }
-        let stacks = [decoder.scanner.keyStack] + workers.map(\.decoder.scanner.keyStack)
+        let workers = (0..<3).map { _ in EventReader.DecoderBox(decoder.forAnotherThread()) }
+        let stacks = [decoder.scanner.keyStack] + workers.map { $0.decoder.scanner.keyStack }
         for i in stacks.indices {
             for j in stacks.indices where i < j {
                 #expect(stacks[i] !== stacks[j], "decoders \(i) and \(j) share a key stack")

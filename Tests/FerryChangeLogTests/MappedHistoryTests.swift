@@ -23,6 +23,7 @@ private func replayFile(_ path: String, _ configuration: Replayer.Configuration 
                         blockSize: Int = 4 << 20) throws -> Replayer {
     let replayer = Replayer(configuration: configuration)
     replayer.blockSize = blockSize
+    replayer.minimumMappedSize = 0
     try replayer.apply(try InputFile(path: path))
     try replayer.finish()
     return replayer
@@ -89,6 +90,7 @@ struct MappedHistoryTests {
         // The first source ends inside a batch (saves after its last checkpoint).
         let first = try HistoryFile(Array(([saved("a"), checkpoint("T1"), saved("b"), saved("c", parent: "b")].joined(separator: "\n")).utf8))
         let replayer = Replayer(configuration: .init(ordersBatches: true, decodingThreads: 2))
+        replayer.minimumMappedSize = 0
         try replayer.apply(try InputFile(path: first.path))
         do {
             let copy = replayer.state // shares the storage: the next change copies it

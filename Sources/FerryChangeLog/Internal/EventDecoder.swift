@@ -76,6 +76,12 @@ struct EventDecoder {
         usedGivenPageZone = false
     }
 
+    /// Goes on with the next block of the same input on this decoder: the zone of the latest
+    /// page stays.
+    mutating func continueBlock() {
+        usedGivenPageZone = false
+    }
+
     /// The zone of the latest page of this block, if it had one.
     var ownPageZone: ZoneID? { pageZoneIsOwn ? lastPageZone : nil }
 
@@ -109,11 +115,45 @@ struct EventDecoder {
         }
     }
 
+    /// Decodes every whitespace-separated document of `text` — pretty-printed responses, or
+    /// any documents at all — appending their events to `out`. Error offsets are within `text`.
+    mutating func decodeDocuments(_ text: UnsafeRawBufferPointer, into out: EventBuffer) throws(RecordFormatError) {
+        var scanner = JSONScanner(text, maximumDepth: maximumDepth)
+        while true {
+            scanner.skipWhitespace()
+            if scanner.isAtEnd { return }
+            let start = scanner.position
+            if scanner.current == UInt8(ascii: "[") {
+                try scanner.skipValueStructure()
+                let end = scanner.position
+                do throws(RecordFormatError) {
+                    try decodeLine(UnsafeRawBufferPointer(rebasing: text[start..<end]), into: out)
+                } catch {
+                    var shifted = error
+                    shifted.byteOffset += start
+                    throw shifted
+                }
+            } else {
+                scanner.position = try decodeObject(text, at: start, into: out)
+            }
+        }
+    }
+
     /// Decodes the document `text` (one JSON object) and appends its events to `out`.
     mutating func decode(_ text: UnsafeRawBufferPointer, into out: EventBuffer) throws(RecordFormatError) {
         if tokensOnly && Self.isRecordEvent(text) { return }
         if fastFerryEvent(text, into: out) { return }
+        let end = try decodeObject(text, at: 0, into: out)
         var s = JSONScanner(text, maximumDepth: maximumDepth)
+        s.position = end
+        try s.expectEnd()
+    }
+
+    /// Decodes the object at `start` of `text` and appends its events to `out`; returns where it
+    /// ends.
+    private mutating func decodeObject(_ text: UnsafeRawBufferPointer, at start: Int, into out: EventBuffer) throws(RecordFormatError) -> Int {
+        var s = JSONScanner(text, maximumDepth: maximumDepth)
+        s.position = start
         try s.beginObject("a change event or a CloudKit change response (an object)")
         var m = Members()
         let mark = scanner.scratch.mark
@@ -156,7 +196,7 @@ struct EventDecoder {
                 try s.skipValue(scratch: &scanner.scratch)
             }
         }
-        try s.expectEnd()
+        let end = s.position
 
         if let event = m.event {
             try emitFerryEvent(event, &m, s, into: out)
@@ -170,8 +210,9 @@ struct EventDecoder {
         } else {
             let found = m.recordName != nil ? "a record dictionary"
                 : otherKeys.isEmpty ? "an object without those keys" : "an object with keys " + otherKeys.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw s.error(.wrongType, "expected a change event (\"event\") or a CloudKit change response (\"records\" or \"zones\"), found \(found)", at: 0)
+            throw s.error(.wrongType, "expected a change event (\"event\") or a CloudKit change response (\"records\" or \"zones\"), found \(found)", at: start)
         }
+        return end
     }
 
     /// The number of a zone in ``zones``.

@@ -31,7 +31,7 @@ package final class InputUnit: @unchecked Sendable {
     package let mapping: MappedFile?
     private let owned: UnsafeMutableRawBufferPointer?
 
-    init(kind: Kind, mapped bytes: UnsafeRawBufferPointer, in mapping: MappedFile, sourceName: String, sourceIndex: Int,
+    package init(kind: Kind, mapped bytes: UnsafeRawBufferPointer, in mapping: MappedFile, sourceName: String, sourceIndex: Int,
          offset: Int, skipsByteOrderMark: Bool) {
         self.kind = kind
         self.bytes = bytes
@@ -45,7 +45,7 @@ package final class InputUnit: @unchecked Sendable {
 
     /// A unit owning `storage` (allocated with `allocate(byteCount:alignment:)`), of which the
     /// first `count` bytes are its content.
-    init(kind: Kind, owning storage: UnsafeMutableRawBufferPointer, count: Int, sourceName: String, sourceIndex: Int,
+    package init(kind: Kind, owning storage: UnsafeMutableRawBufferPointer, count: Int, sourceName: String, sourceIndex: Int,
          offset: Int, skipsByteOrderMark: Bool) {
         self.kind = kind
         bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count])
