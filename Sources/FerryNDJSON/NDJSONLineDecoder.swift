@@ -95,10 +95,9 @@ package struct NDJSONLineDecoder: Sendable {
     /// Writes a rejected input to a rejects file as one line: verbatim, or, when it spans lines (an
     /// entry of a pretty-printed document), as one compact line, so the rejects file stays NDJSON.
     package static func writeReject(_ raw: UnsafeRawBufferPointer, to rejects: ByteSink) throws {
-        if raw.contains(0x0A), let value = try? RecordJSON.parseValue(raw) {
-            var out = JSONOutput(capacity: raw.count)
-            out.appendValue(value)
-            try rejects.write(out.bytes)
+        if raw.contains(0x0A) {
+            // Its bytes as they were, only the whitespace between tokens gone.
+            try rejects.write(JSONCompaction.compacted(raw))
         } else {
             try rejects.write(raw)
         }

@@ -65,7 +65,10 @@ struct EventDecoder {
         /// Whether `record` was skipped (tokens only).
         var hasRecord = false
         var records: JSONScanner?
-        var zones: JSONScanner?
+        /// Where the events of a `zones` array read in place start, once it was read.
+        var zonesMark: Int?
+        /// Events of zone entries that mean something else in a zone listing, with what they mean there.
+        var listingPatches: [(index: Int, event: RawEvent)] = []
     }
 
     /// Starts a block of lines decoded on its own: `pageZone` is the zone of the page before it,
@@ -187,10 +190,16 @@ struct EventDecoder {
                 m.metaSyncToken = try s.readString(for: "metaSyncToken")
             } else if s.equals(key, "moreComing") {
                 m.moreComing = try readBool(&s, "moreComing")
-            } else if s.equals(key, "records") || s.equals(key, "zones") {
-                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"\(try s.string(key))\"") }
-                if s.equals(key, "records") { m.records = s } else { m.zones = s }
+            } else if s.equals(key, "records") {
+                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
+                m.records = s
                 try s.skipValueStructure() // validated when its entries are read below
+            } else if s.equals(key, "zones") {
+                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"zones\"") }
+                // Read in place, as a `changes/zone` response; a listing's meaning is settled
+                // once its token is seen (below).
+                m.zonesMark = out.count
+                try emitZones(&s, text, into: out, listingPatches: &m.listingPatches)
             } else {
                 if otherKeys.count < 6 { otherKeys.append(try s.string(key)) }
                 try s.skipValue(scratch: &scanner.scratch)
@@ -198,13 +207,17 @@ struct EventDecoder {
         }
         let end = s.position
 
+        if let zonesMark = m.zonesMark, m.event != nil || m.records != nil {
+            out.truncate(to: zonesMark) // an event or a page whose `zones` means nothing to replay
+        }
         if let event = m.event {
             try emitFerryEvent(event, &m, s, into: out)
         } else if var records = m.records {
             try emitPage(&records, m, text, into: out)
-        } else if var zones = m.zones {
-            try emitZones(&zones, text, isListing: m.syncToken != nil || m.metaSyncToken != nil, into: out)
+        } else if m.zonesMark != nil {
             if let token = m.syncToken ?? m.metaSyncToken {
+                // A zone listing (`changes/database`, `zones/changes`): its entries are zone changes.
+                for patch in m.listingPatches { out.replace(at: patch.index, with: patch.event) }
                 out.append(.checkpoint(.init(zoneID: nil, syncToken: token, moreComing: m.moreComing)))
             }
         } else {
@@ -411,8 +424,8 @@ struct EventDecoder {
 
     /// The entries of a `zones` array: zones with their record changes (`changes/zone`), or zone
     /// changes (`isListing`: `changes/database`, `zones/changes`).
-    private mutating func emitZones(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, isListing: Bool,
-                                    into out: EventBuffer) throws(RecordFormatError) {
+    private mutating func emitZones(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, into out: EventBuffer,
+                                    listingPatches: inout [(index: Int, event: RawEvent)]) throws(RecordFormatError) {
         try s.beginArray()
         var first = true
         while try s.nextElement(&first) {
@@ -423,6 +436,8 @@ struct EventDecoder {
             var syncToken: String?
             var moreComing = false
             var records: JSONScanner?
+            /// Where the events of records read in place start.
+            var recordsMark: Int?
             var isDeleted = false
             var isPurged = false
             var errorCode: String?
@@ -441,8 +456,14 @@ struct EventDecoder {
                     moreComing = try readBool(&s, "moreComing")
                 } else if s.equals(key, "records") {
                     guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
-                    records = s
-                    try s.skipValueStructure()
+                    if let zoneID {
+                        // The zone is known (CloudKit gives it first): the records are read in place.
+                        recordsMark = out.count
+                        _ = try emitRecords(&s, text, zone: zoneID, into: out)
+                    } else {
+                        records = s
+                        try s.skipValueStructure()
+                    }
                 } else if s.equals(key, "deleted") {
                     isDeleted = try readBool(&s, "deleted")
                 } else if s.equals(key, "purged") {
@@ -456,21 +477,24 @@ struct EventDecoder {
                 }
             }
             if let errorCode {
+                if let recordsMark { out.truncate(to: recordsMark) }
                 out.append(.serverError(zoneID: zoneID, recordName: nil, code: errorCode, reason: reason))
                 continue
             }
             guard let zoneID else { throw s.error(.missingKey, "expected key \"zoneID\" in a zone entry, found none") }
-            if var records {
-                _ = try emitRecords(&records, text, zone: zoneID, into: out)
+            if recordsMark != nil || records != nil {
+                if var records { _ = try emitRecords(&records, text, zone: zoneID, into: out) }
                 if let syncToken { out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing))) }
-            } else if !isListing, let syncToken {
+                continue
+            }
+            // A zone change of a listing, unless the response turns out to be `changes/zone`
+            // (no database token): then an entry with a token and no records is a checkpoint.
+            let change: RawEvent = isPurged ? .zonePurged(zoneID) : isDeleted ? .zoneDeleted(zoneID) : .zoneSaved(zoneID)
+            if let syncToken {
+                listingPatches.append((out.count, change))
                 out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing)))
-            } else if isPurged {
-                out.append(.zonePurged(zoneID))
-            } else if isDeleted {
-                out.append(.zoneDeleted(zoneID))
             } else {
-                out.append(.zoneSaved(zoneID))
+                out.append(change)
             }
         }
     }

@@ -42,6 +42,15 @@ final class EventBuffer {
         return index < events.count ? events[index] : nil
     }
 
+    /// The number of events appended.
+    var count: Int { events.count }
+
+    /// Drops the events appended from `index` on.
+    func truncate(to index: Int) { events.removeSubrange(index...) }
+
+    /// Replaces the event at `index`.
+    func replace(at index: Int, with event: RawEvent) { events[index] = event }
+
     /// Empties the buffer.
     func reset() {
         events.removeAll(keepingCapacity: true)

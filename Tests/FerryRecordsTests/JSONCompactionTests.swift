@@ -1,0 +1,96 @@
+import FerryRecords
+import FerryTestSupport
+import Testing
+
+@Suite("JSON compaction")
+struct JSONCompactionTests {
+    /// The reference: every byte outside strings that is whitespace dropped, one at a time.
+    static func reference(_ text: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var inString = false, escaped = false
+        for b in text {
+            if inString {
+                out.append(b)
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+            } else if b == UInt8(ascii: "\"") {
+                inString = true
+                out.append(b)
+            } else if b != 0x20 && b != 0x0A && b != 0x0D && b != 0x09 {
+                out.append(b)
+            }
+        }
+        return out
+    }
+
+    static func compacted(_ text: [UInt8]) -> [UInt8] {
+        text.withUnsafeBytes { JSONCompaction.compacted($0) }
+    }
+
+    @Test("Pretty-printed records compact to exactly what a byte-by-byte walk keeps", arguments: [1, 2, 3, 4])
+    func generatedRecords(seed: Int) throws {
+        var generator = RecordGenerator(seed: UInt64(seed))
+        for _ in 0..<200 {
+            let record = generator.record()
+            let pretty = Array(prettyPrinted(record).utf8)
+            let compact = Self.compacted(pretty)
+            #expect(compact == Self.reference(pretty))
+            #expect(compact == Array(RecordJSON.encodedString(record).utf8), "compacting the pretty form gives Ferry's compact form")
+        }
+    }
+
+    @Test("Strings keep their spaces, escapes and quotes; whitespace runs of every length around them go",
+          arguments: 0..<40)
+    func everyRunLength(run: Int) {
+        let space = String(repeating: " ", count: run), mixed = String(repeating: "\n\t \r", count: run / 4 + 1)
+        let text = "\(space){\(mixed)\"a b\\\" \\\\\"\(space):\(mixed)[ 1 ,\t\"x  y\" , {\"\\u0020\" : null}\(space)]\(mixed)}\(space)"
+        let bytes = Array(text.utf8)
+        #expect(Self.compacted(bytes) == Self.reference(bytes))
+        #expect(String(decoding: Self.compacted(bytes), as: UTF8.self) == #"{"a b\" \\":[1,"x  y",{"\u0020":null}]}"#)
+    }
+
+    @Test("Text already compact comes back unchanged")
+    func alreadyCompact() {
+        var generator = RecordGenerator(seed: 9)
+        for _ in 0..<100 {
+            let line = Array(RecordJSON.encodedString(generator.record()).utf8)
+            #expect(Self.compacted(line) == line)
+        }
+    }
+
+    /// `record` pretty-printed the way CloudKit answers: `"key" : value`, two-space indents.
+    func prettyPrinted(_ record: Record) -> String {
+        let value = try! JSONValue(parsing: String(decoding: Array(RecordJSON.encodedString(record).utf8), as: UTF8.self))
+        var out = ""
+        func write(_ value: JSONValue, indent: Int) {
+            let pad = String(repeating: " ", count: indent)
+            switch value {
+            case .object(let object):
+                guard !object.members.isEmpty else { out += "{ }"; return }
+                out += "{\n"
+                for (i, member) in object.members.enumerated() {
+                    var key = JSONOutput()
+                    key.appendString(member.key)
+                    out += pad + "  " + String(decoding: key.bytes, as: UTF8.self) + " : "
+                    write(member.value, indent: indent + 2)
+                    out += i + 1 < object.members.count ? ",\n" : "\n"
+                }
+                out += pad + "}"
+            case .array(let items):
+                guard !items.isEmpty else { out += "[ ]"; return }
+                out += "[\n"
+                for (i, item) in items.enumerated() {
+                    out += pad + "  "
+                    write(item, indent: indent + 2)
+                    out += i + 1 < items.count ? ",\n" : "\n"
+                }
+                out += pad + "]"
+            default:
+                var o = JSONOutput()
+                o.appendValue(value)
+                out += String(decoding: o.bytes, as: UTF8.self)
+            }
+        }
+        write(value, indent: 0)
+        return out + "\n"
+    }
+}
