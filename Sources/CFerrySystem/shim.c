@@ -4,6 +4,7 @@
 #endif
 #include <sched.h>
 #endif
+#include <string.h>
 #include "CFerrySystem.h"
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -133,3 +134,89 @@ unsigned int CFerrySystem_crc32Fold(unsigned int crc, const void *bytes, unsigne
 }
 
 #endif
+
+// JSON compaction, 64 bytes at a time: bit masks of quotes, backslashes and whitespace; the bytes
+// escaped by backslashes (rare: a loop over them); the bytes inside strings as the prefix XOR of
+// the unescaped quotes; then every byte but whitespace outside strings is kept.
+static inline unsigned long long prefix_xor(unsigned long long x) {
+    x ^= x << 1; x ^= x << 2; x ^= x << 4; x ^= x << 8; x ^= x << 16; x ^= x << 32;
+    return x;
+}
+
+#if defined(__SSE2__)
+static inline unsigned long long mask64(__m128i a, __m128i b, __m128i c, __m128i d, __m128i value) {
+    unsigned long long m0 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, value));
+    unsigned long long m1 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, value));
+    unsigned long long m2 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, value));
+    unsigned long long m3 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(d, value));
+    return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+}
+#endif
+
+static inline void block_masks(const unsigned char *block, unsigned long long *quotes, unsigned long long *backslashes,
+                               unsigned long long *white) {
+#if defined(__SSE2__)
+    __m128i a = _mm_loadu_si128((const __m128i *)block), b = _mm_loadu_si128((const __m128i *)(block + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(block + 32)), d = _mm_loadu_si128((const __m128i *)(block + 48));
+    *quotes = mask64(a, b, c, d, _mm_set1_epi8('"'));
+    *backslashes = mask64(a, b, c, d, _mm_set1_epi8('\\'));
+    *white = mask64(a, b, c, d, _mm_set1_epi8(' ')) | mask64(a, b, c, d, _mm_set1_epi8('\n'))
+        | mask64(a, b, c, d, _mm_set1_epi8('\r')) | mask64(a, b, c, d, _mm_set1_epi8('\t'));
+#else
+    unsigned long long q = 0, s = 0, w = 0;
+    for (int i = 0; i < 64; i++) {
+        unsigned char x = block[i];
+        if (x == '"') q |= 1ULL << i;
+        if (x == '\\') s |= 1ULL << i;
+        if (x == ' ' || x == '\n' || x == '\r' || x == '\t') w |= 1ULL << i;
+    }
+    *quotes = q; *backslashes = s; *white = w;
+#endif
+}
+
+long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char *out) {
+    unsigned long long inString = 0;    // all ones while inside a string at a block's end
+    unsigned long long escapedCarry = 0; // the next block's first byte is escaped
+    long n = 0;
+    unsigned char tail[64];
+    for (long start = 0; start < count; start += 64) {
+        const unsigned char *block = in + start;
+        long length = count - start < 64 ? count - start : 64;
+        if (length < 64) {
+            memset(tail, 'x', 64);
+            memcpy(tail, block, (size_t)length);
+            block = tail;
+        }
+        unsigned long long quotes, backslashes, white;
+        block_masks(block, &quotes, &backslashes, &white);
+        // Bytes escaped by a backslash: each backslash not itself escaped escapes the next byte.
+        unsigned long long escaped = escapedCarry;
+        escapedCarry = 0;
+        unsigned long long starts = backslashes & ~escaped;
+        while (starts) {
+            int at = __builtin_ctzll(starts);
+            if (at == 63) {
+                escapedCarry = 1;
+                starts = 0;
+            } else {
+                escaped |= 1ULL << (at + 1);
+                starts &= ~(1ULL << (at + 1));
+                starts &= starts - 1;
+            }
+        }
+        unsigned long long inside = prefix_xor(quotes & ~escaped) ^ inString;
+        inString = (unsigned long long)((long long)inside >> 63);
+        unsigned long long keep = ~(white & ~inside);
+        if (length < 64) keep &= (1ULL << length) - 1;
+        if (keep == ~0ULL) {
+            memcpy(out + n, block, 64);
+            n += 64;
+            continue;
+        }
+        while (keep) {
+            out[n++] = block[__builtin_ctzll(keep)];
+            keep &= keep - 1;
+        }
+    }
+    return n;
+}

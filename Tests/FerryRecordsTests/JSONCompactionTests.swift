@@ -48,6 +48,16 @@ struct JSONCompactionTests {
         #expect(String(decoding: Self.compacted(bytes), as: UTF8.self) == #"{"a b\" \\":[1,"x  y",{"\u0020":null}]}"#)
     }
 
+    @Test("Escapes and quotes at every offset around the 64-byte blocks the compaction works in", arguments: 0..<140)
+    func escapesAcrossBlocks(offset: Int) {
+        for escapes in [#"\"#, #"""#, #"\""#, #"\\"#, #"\ " "#] {
+            let text = "[" + String(repeating: " ", count: offset) + "\"" + String(repeating: "a", count: offset % 7)
+                + escapes + " x \" , \"" + escapes + "\" ]"
+            let bytes = Array(text.utf8)
+            #expect(Self.compacted(bytes) == Self.reference(bytes), "\(offset) \(escapes)")
+        }
+    }
+
     @Test("Text already compact comes back unchanged")
     func alreadyCompact() {
         var generator = RecordGenerator(seed: 9)

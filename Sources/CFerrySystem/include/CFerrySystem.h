@@ -95,30 +95,10 @@ static inline long CFerrySystem_skipWhitespace(const unsigned char *bytes, long 
 #endif
 }
 
-/// Finds the first quote or JSON whitespace byte from `bytes`, 16 bytes at a time. Returns its
-/// offset and sets `*found` to 1, or returns the offset where fewer than 16 bytes remain and
-/// leaves `*found` alone (the caller scans the rest). Returns 0 on processors without SSE2.
-static inline long CFerrySystem_findQuoteOrWhitespace(const unsigned char *bytes, long count, int *found) {
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
-                  lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-    long i = 0;
-    for (; i + 16 <= count; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(bytes + i));
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, space)),
-                                   _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf)), _mm_cmpeq_epi8(v, cr)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-        if (mask != 0) {
-            *found = 1;
-            return i + (long)__builtin_ctz(mask);
-        }
-    }
-    return i;
-#else
-    (void)bytes; (void)count; (void)found;
-    return 0;
-#endif
-}
+/// Copies `count` bytes of JSON text from `input` to `output` without the whitespace between
+/// tokens (strings kept as they are, escapes and all), 64 bytes at a time; returns the bytes
+/// written. `output` must have room for `count` bytes.
+long CFerrySystem_compactJSON(const unsigned char *input, long count, unsigned char *output);
 
 /// Whether any of the `count` bytes (at least 16) at `bytes` is a quote, a backslash or a control
 /// character, 16 at a time (the last block overlapping the one before). Returns -1 on processors

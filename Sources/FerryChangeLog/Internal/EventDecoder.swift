@@ -20,7 +20,6 @@ struct EventDecoder {
     /// A copy that may run on another thread than this decoder: it shares no storage with it.
     func forAnotherThread() -> EventDecoder {
         var copy = self
-        copy.scanner.useOwnKeyStack()
         return copy
     }
     /// Numbers the zones of saved records. Set before decoding; setting it forgets the numbers
@@ -62,6 +61,8 @@ struct EventDecoder {
         var metaSyncToken: String?
         var moreComing = false
         var record: ScannedRecord?
+        /// The zone cache index of the record's zone (see ``RecordScanner/lastZoneIndex``).
+        var recordZoneIndex: Int?
         /// Whether `record` was skipped (tokens only).
         var hasRecord = false
         var records: JSONScanner?
@@ -145,7 +146,6 @@ struct EventDecoder {
     /// Decodes the document `text` (one JSON object) and appends its events to `out`.
     mutating func decode(_ text: UnsafeRawBufferPointer, into out: EventBuffer) throws(RecordFormatError) {
         if tokensOnly && Self.isRecordEvent(text) { return }
-        if fastFerryEvent(text, into: out) { return }
         let end = try decodeObject(text, at: 0, into: out)
         var s = JSONScanner(text, maximumDepth: maximumDepth)
         s.position = end
@@ -177,6 +177,7 @@ struct EventDecoder {
                     try s.skipValueStructure()
                 } else {
                     m.record = try scanner.scan(&s, in: text, insertingZone: defaultZone)
+                    m.recordZoneIndex = scanner.lastZoneIndex
                 }
             } else if s.equals(key, "zoneID") {
                 m.zoneID = try scanner.readZone(&s, in: text)
@@ -253,72 +254,6 @@ struct EventDecoder {
         return false
     }
 
-    /// A Ferry change event read by ``FastScanner``; `false` (nothing appended) when it gave up.
-    private mutating func fastFerryEvent(_ text: UnsafeRawBufferPointer, into out: EventBuffer) -> Bool {
-        guard !tokensOnly else { return false }
-        var f = FastScanner(text, at: 0, maximumDepth: maximumDepth - 8, keys: scanner.keyStack)
-        var event: Range<Int>?
-        var record: ScannedRecord?
-        var recordZoneIndex: Int?
-        var zone: Range<Int>?
-        var name: Range<Int>?
-        var type: Range<Int>?
-        var token: Range<Int>?
-        var moreComing = false
-        func plainString(_ f: inout FastScanner) throws(FastScanner.Bail) -> Range<Int> {
-            let value = try f.string()
-            guard value.isPlain else { throw FastScanner.Bail() }
-            return value.range
-        }
-        do throws(FastScanner.Bail) {
-            try f.object { f, key throws(FastScanner.Bail) in
-                switch key.count {
-                case 5 where f.equals(key, "event"): event = try plainString(&f)
-                case 6 where f.equals(key, "record"):
-                    f.skipWhitespace()
-                    guard let scanned = scanner.fastScan(text, at: f.position, insertingZone: defaultZone) else { throw FastScanner.Bail() }
-                    record = scanned.scanned
-                    recordZoneIndex = scanner.lastZoneIndex
-                    f.position = scanned.end
-                case 6 where f.equals(key, "zoneID"):
-                    f.skipWhitespace()
-                    let start = f.position
-                    guard f.current == UInt8(ascii: "{") else { throw FastScanner.Bail() }
-                    try f.skipValue()
-                    zone = start..<f.position
-                case 10 where f.equals(key, "recordName"): name = try plainString(&f)
-                case 10 where f.equals(key, "recordType"): type = try plainString(&f)
-                case 9 where f.equals(key, "syncToken"): token = try plainString(&f)
-                case 10 where f.equals(key, "moreComing"): moreComing = try f.bool()
-                default: throw FastScanner.Bail()
-                }
-            }
-            f.skipWhitespace()
-            guard f.position == text.count, let event else { throw FastScanner.Bail() }
-            func string(_ range: Range<Int>?) -> String? {
-                range.map { String(decoding: UnsafeRawBufferPointer(rebasing: text[$0]), as: UTF8.self) }
-            }
-            var zoneID: ZoneID?
-            if let zone {
-                guard let cached = scanner.cachedZone(text, zone) else { throw FastScanner.Bail() }
-                zoneID = cached
-            }
-            if f.equals(event, "recordSaved"), let scanned = record, zone == nil, name == nil, token == nil {
-                record = nil
-                emit(scanned, zone: defaultZone ?? .default, zoneIndex: recordZoneIndex, into: out)
-            } else if f.equals(event, "recordDeleted"), record == nil, token == nil, let name {
-                out.append(.recordDeleted(recordName: string(name)!, zoneID: zoneID ?? defaultZone ?? .default, recordType: string(type)))
-            } else if f.equals(event, "checkpoint"), record == nil, name == nil, let token {
-                out.append(.checkpoint(.init(zoneID: zoneID, syncToken: string(token)!, moreComing: moreComing)))
-            } else {
-                throw FastScanner.Bail() // zone events and anything unusual: the careful path
-            }
-            return true
-        } catch {
-            return false
-        }
-    }
-
     private func readBool(_ s: inout JSONScanner, _ key: String) throws(RecordFormatError) -> Bool {
         guard s.current == UInt8(ascii: "t") || s.current == UInt8(ascii: "f") else {
             throw s.error(.wrongType, "expected true or false for \"\(key)\", found \(s.describeCurrent())")
@@ -338,7 +273,7 @@ struct EventDecoder {
             guard m.hasRecord else { throw s.error(.missingKey, "expected key \"record\" in a recordSaved event, found none", at: 0) }
             guard let record = m.record else { return } // tokens only
             m.record = nil
-            emit(record, zone: defaultZone ?? .default, into: out)
+            emit(record, zone: defaultZone ?? .default, zoneIndex: m.recordZoneIndex, into: out)
         case "recordDeleted":
             let name = try require(m.recordName, "recordName")
             if !tokensOnly {
@@ -404,7 +339,7 @@ struct EventDecoder {
                 case .saved(_, let zoneID), .deleted(_, let zoneID, _), .error(_, let zoneID, _, _): zone = zoneID
                 }
             }
-            emit(record, zone: fallback ?? .default, into: out)
+            emit(record, zone: fallback ?? .default, zoneIndex: scanner.lastZoneIndex, into: out)
         }
         if zone == nil && !pageZoneIsOwn { usedGivenPageZone = true }
         return zone ?? lastPageZone ?? defaultZone

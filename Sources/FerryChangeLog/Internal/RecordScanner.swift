@@ -38,9 +38,6 @@ struct RecordScanner {
     /// Whether blobs may point at the JSON they were read from instead of copying it: only when
     /// that text outlives them (blocks of history, whose blobs are copied when applied).
     var referencesText = false
-    /// The fast path's key spans. A class: copies of a scanner share it until
-    /// ``useOwnKeyStack()``, so each thread's copy must get its own.
-    private(set) var keyStack = KeyStack()
     /// Deepest nesting accepted.
     var maximumDepth = 512
 
@@ -71,10 +68,6 @@ struct RecordScanner {
         return insertingZone
     }
 
-    /// Gives this copy key storage of its own (before it runs on another thread than the copy
-    /// it was made from).
-    mutating func useOwnKeyStack() { keyStack = KeyStack() }
-
     /// Reads a zone ID object, reusing the value decoded for byte-identical zone objects.
     mutating func readZone(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID {
         try readIndexedZone(&s, in: text).zone
@@ -82,7 +75,7 @@ struct RecordScanner {
 
     /// Reads a zone ID object as ``readZone(_:in:)`` does, with its index in the zone cache
     /// (`nil` when the cache is full or the object too long to keep).
-    private mutating func readIndexedZone(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) -> (zone: ZoneID, index: Int?) {
+    mutating func readIndexedZone(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) -> (zone: ZoneID, index: Int?) {
         s.skipWhitespace()
         let start = s.position
         guard s.current == UInt8(ascii: "{") else { throw s.unexpected("a zone ID object") }
@@ -93,199 +86,51 @@ struct RecordScanner {
         return (zone, zoneCache.add(zone, from: text, start..<s.position))
     }
 
-    /// Scans the record dictionary at the scanner.
+    /// The zone decoded earlier for the same bytes.
+    func cachedZone(_ text: UnsafeRawBufferPointer, _ range: Range<Int>) -> ZoneID? {
+        zoneCache.index(of: text, range).map { zoneCache.zone(at: $0) }
+    }
+
+    /// The record dictionary members replay reads.
+    private enum Member {
+        case fields, recordName, recordType, zoneID, recordChangeTag, modified, parent, deleted, serverErrorCode, reason
+    }
+
+    /// The member `key` names, if replay reads it: matched by length and bytes (or, for a key
+    /// with escapes, by its value).
+    @inline(__always)
+    private func member(_ key: JSONStringToken, _ s: JSONScanner) -> Member? {
+        if key.isEscaped {
+            for (literal, member) in [("fields", Member.fields), ("recordName", .recordName), ("recordType", .recordType),
+                                      ("zoneID", .zoneID), ("recordChangeTag", .recordChangeTag), ("modified", .modified),
+                                      ("parent", .parent), ("deleted", .deleted), ("serverErrorCode", .serverErrorCode),
+                                      ("reason", .reason)] where (try? s.string(key)) == literal {
+                return member
+            }
+            return nil
+        }
+        switch key.end - key.start {
+        case 6: return s.equals(key, "fields") ? .fields : s.equals(key, "zoneID") ? .zoneID : s.equals(key, "parent") ? .parent
+            : s.equals(key, "reason") ? .reason : nil
+        case 7: return s.equals(key, "deleted") ? .deleted : nil
+        case 8: return s.equals(key, "modified") ? .modified : nil
+        case 10: return s.equals(key, "recordName") ? .recordName : s.equals(key, "recordType") ? .recordType : nil
+        case 15: return s.equals(key, "recordChangeTag") ? .recordChangeTag : s.equals(key, "serverErrorCode") ? .serverErrorCode : nil
+        default: return nil
+        }
+    }
+
+    /// Scans the record dictionary at the scanner, checking everything and wording the errors.
     ///
     /// A record to save becomes a ``RecordBlob`` holding its JSON (compacted when the text has
     /// whitespace between tokens, with `"zoneID": insertingZone` added when the record names no
     /// zone and `insertingZone` is given) and its references.
     mutating func scan(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer,
                        insertingZone: ZoneID? = nil) throws(RecordFormatError) -> ScannedRecord {
-        if !collectsFieldNames, let record = fastScan(text, at: s.position, insertingZone: insertingZone) {
-            s.position = record.end
-            return record.scanned
-        }
-        return try carefulScan(&s, in: text, insertingZone: insertingZone)
-    }
-
-    /// The fast path of ``scan(_:in:insertingZone:)``: `nil` when ``FastScanner`` gave up.
-    mutating func fastScan(_ text: UnsafeRawBufferPointer, at position: Int,
-                                   insertingZone: ZoneID?) -> (scanned: ScannedRecord, end: Int)? {
-        encodedReferences.removeAll(keepingCapacity: true)
-        lastZoneIndex = nil
-        // The careful path counts depth from the document, which holds the record a few levels
-        // down: stay well inside its limit.
-        var f = FastScanner(text, at: position, maximumDepth: maximumDepth - 8, keys: keyStack)
-        f.skipWhitespace()
-        let start = f.position
-        f.sawWhitespace = false
-        var name: Range<Int>?
-        var tag: Range<Int>?
-        var type: Range<Int>?
-        var zone: Range<Int>?
-        var modified: Int64?
-        var isDeleted = false
-        do throws(FastScanner.Bail) {
-            try f.object { f, key throws(FastScanner.Bail) in
-                switch key.count {
-                case 6 where f.equals(key, "fields"):
-                    try Self.fastFields(&f, into: &encodedReferences)
-                case 10 where f.equals(key, "recordName"):
-                    let value = try f.string()
-                    guard value.isPlain else { throw FastScanner.Bail() }
-                    name = value.range
-                case 10 where f.equals(key, "recordType"):
-                    type = try f.string().range
-                case 6 where f.equals(key, "zoneID"):
-                    f.skipWhitespace()
-                    let zoneStart = f.position
-                    guard f.current == UInt8(ascii: "{") else { throw FastScanner.Bail() }
-                    try f.skipValue()
-                    zone = zoneStart..<f.position
-                case 15 where f.equals(key, "recordChangeTag"):
-                    let value = try f.string()
-                    guard value.isPlain else { throw FastScanner.Bail() }
-                    tag = value.range
-                case 8 where f.equals(key, "modified"):
-                    try f.object { f, key throws(FastScanner.Bail) in
-                        if f.equals(key, "timestamp") {
-                            guard let time = try f.number() else { throw FastScanner.Bail() }
-                            modified = time
-                        } else {
-                            try f.skipValue()
-                        }
-                    }
-                case 6 where f.equals(key, "parent"):
-                    try Self.fastReference(&f, isParent: true, into: &encodedReferences)
-                case 7 where f.equals(key, "deleted"):
-                    isDeleted = try f.bool()
-                case 15 where f.equals(key, "serverErrorCode"):
-                    throw FastScanner.Bail() // error entries: the careful path
-                default:
-                    try f.skipValue()
-                }
-            }
-        } catch {
-            return nil
-        }
-        guard let name else { return nil }
-        let end = f.position
-        var zoneID: ZoneID?
-        var zoneIndex: Int?
-        if let zone {
-            if let index = zoneCache.index(of: text, zone) {
-                zoneID = zoneCache.zone(at: index)
-                zoneIndex = index
-            } else {
-                var s = JSONScanner(text, maximumDepth: maximumDepth)
-                s.position = zone.lowerBound
-                guard let decoded = try? readIndexedZone(&s, in: text) else { return nil }
-                zoneID = decoded.zone
-                zoneIndex = decoded.index
-            }
-        }
-        if isDeleted {
-            let typeName = type.map { String(decoding: UnsafeRawBufferPointer(rebasing: text[$0]), as: UTF8.self) }
-            // A type with escapes needs decoding: the careful path.
-            if let type, text[type].contains(UInt8(ascii: "\\")) { return nil }
-            return (.deleted(name: String(decoding: UnsafeRawBufferPointer(rebasing: text[name]), as: UTF8.self), zoneID: zoneID,
-                             recordType: typeName), end)
-        }
-        let insert = zoneToInsert(recordZone: zoneID, insertingZone: insertingZone)
-        let json = UnsafeRawBufferPointer(rebasing: text[start..<end])
-        let blob = encodedReferences.withUnsafeBytes { references in
-            zonePrefix.withUnsafeBytes { prefix in
-                RecordBlob.make(name: UnsafeRawBufferPointer(rebasing: text[name]), tag: tag.map { UnsafeRawBufferPointer(rebasing: text[$0]) },
-                                modified: modified, references: references, json: json, compacting: f.sawWhitespace,
-                                zonePrefix: insert == nil ? nil : prefix, in: arena, referencingJSON: referencesText)
-            }
-        }
-        lastZoneIndex = zoneIndex
-        return (.saved(blob, zoneID: zoneID ?? insert), end)
-    }
-
-    /// The zone decoded earlier for the same bytes.
-    func cachedZone(_ text: UnsafeRawBufferPointer, _ range: Range<Int>) -> ZoneID? {
-        zoneCache.index(of: text, range).map { zoneCache.zone(at: $0) }
-    }
-
-    /// `fields`, fast: checked, with the targets of `REFERENCE` and `REFERENCE_LIST` values noted.
-    private static func fastFields(_ f: inout FastScanner, into references: inout [UInt8]) throws(FastScanner.Bail) {
-        try f.object { f, _ throws(FastScanner.Bail) in
-            f.skipWhitespace()
-            guard f.current == UInt8(ascii: "{") else {
-                try f.skipValue()
-                return
-            }
-            var valueAt = -1
-            var isReference = false
-            try f.object { f, key throws(FastScanner.Bail) in
-                if f.equals(key, "value") {
-                    f.skipWhitespace()
-                    valueAt = f.position
-                    try f.skipValue()
-                } else if f.equals(key, "type") {
-                    f.skipWhitespace()
-                    guard f.current == UInt8(ascii: "\"") else {
-                        try f.skipValue()
-                        return
-                    }
-                    let type = try f.string().range
-                    isReference = f.equals(type, "REFERENCE") || f.equals(type, "REFERENCE_LIST")
-                } else {
-                    try f.skipValue()
-                }
-            }
-            guard isReference && valueAt >= 0 else { return }
-            let after = f.position
-            f.position = valueAt
-            if f.current == UInt8(ascii: "{") {
-                try fastReference(&f, isParent: false, into: &references)
-            } else if f.current == UInt8(ascii: "[") {
-                try f.array { f throws(FastScanner.Bail) in
-                    f.skipWhitespace()
-                    if f.current == UInt8(ascii: "{") { try fastReference(&f, isParent: false, into: &references) } else { try f.skipValue() }
-                }
-            }
-            f.position = after
-        }
-    }
-
-    /// A reference object, fast: a plain `recordName` and an `action`; a reference naming a zone
-    /// takes the careful path.
-    private static func fastReference(_ f: inout FastScanner, isParent: Bool, into references: inout [UInt8]) throws(FastScanner.Bail) {
-        var name: Range<Int>?
-        var deletesSelf = false
-        try f.object { f, key throws(FastScanner.Bail) in
-            if f.equals(key, "recordName") {
-                let value = try f.string()
-                guard value.isPlain else { throw FastScanner.Bail() }
-                name = value.range
-            } else if f.equals(key, "action") {
-                f.skipWhitespace()
-                if f.current == UInt8(ascii: "n") {
-                    try f.skipValue()
-                } else {
-                    deletesSelf = f.equals(try f.string().range, "DELETE_SELF")
-                }
-            } else if f.equals(key, "zoneID") {
-                throw FastScanner.Bail()
-            } else {
-                try f.skipValue()
-            }
-        }
-        guard let name else { throw FastScanner.Bail() }
-        references.append((isParent ? 1 : 0) | (deletesSelf && !isParent ? 2 : 0))
-        withUnsafeBytes(of: UInt32(name.count)) { references.append(contentsOf: $0) }
-        references.append(contentsOf: UnsafeRawBufferPointer(start: f.base + name.lowerBound, count: name.count))
-    }
-
-    /// The careful path of ``scan(_:in:insertingZone:)``: `JSONScanner` checks everything and
-    /// words the errors.
-    private mutating func carefulScan(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer,
-                                      insertingZone: ZoneID?) throws(RecordFormatError) -> ScannedRecord {
         s.skipWhitespace()
         let start = s.position
         s.sawWhitespace = false
+        lastZoneIndex = nil
         try s.beginObject("a record object")
         let mark = scratch.mark
         defer { scratch.forget(from: mark) }
@@ -296,6 +141,7 @@ struct RecordScanner {
         var tag: JSONStringToken?
         var modified: Int64?
         var zoneID: ZoneID?
+        var zoneIndex: Int?
         var isDeleted = false
         var errorCode: String?
         var reason: String?
@@ -306,31 +152,24 @@ struct RecordScanner {
             if s.current == UInt8(ascii: "n") {
                 // `null` under any key is kept as it is and means nothing to replay.
                 try s.skipValue(scratch: &scratch)
-            } else if s.equals(key, "fields") {
-                try scanFields(&s)
-            } else if s.equals(key, "recordName") {
-                name = try readString(&s, "recordName")
-            } else if s.equals(key, "recordType") {
-                type = try readString(&s, "recordType")
-            } else if s.equals(key, "zoneID") {
-                zoneID = try readZone(&s, in: text)
-            } else if s.equals(key, "recordChangeTag") {
-                tag = try readString(&s, "recordChangeTag")
-            } else if s.equals(key, "modified") {
-                modified = try readStampTime(&s)
-            } else if s.equals(key, "parent") {
-                try addReference(try s.decodeReference(), field: nil, isParent: true)
-            } else if s.equals(key, "deleted") {
+                continue
+            }
+            switch member(key, s) {
+            case .fields: try scanFields(&s, in: text)
+            case .recordName: name = try readString(&s, "recordName")
+            case .recordType: type = try readString(&s, "recordType")
+            case .zoneID: (zoneID, zoneIndex) = try readIndexedZone(&s, in: text)
+            case .recordChangeTag: tag = try readString(&s, "recordChangeTag")
+            case .modified: modified = try readStampTime(&s)
+            case .parent: try scanReference(&s, in: text, field: nil, isParent: true)
+            case .deleted:
                 guard s.current == UInt8(ascii: "t") || s.current == UInt8(ascii: "f") else {
                     throw s.error(.wrongType, "expected true or false for \"deleted\", found \(s.describeCurrent())")
                 }
                 isDeleted = try s.readBool()
-            } else if s.equals(key, "serverErrorCode") {
-                errorCode = try s.readString(for: "serverErrorCode")
-            } else if s.equals(key, "reason") {
-                reason = try s.readString(for: "reason")
-            } else {
-                try s.skipValue(scratch: &scratch)
+            case .serverErrorCode: errorCode = try s.readString(for: "serverErrorCode")
+            case .reason: reason = try s.readString(for: "reason")
+            case nil: try s.skipValue(scratch: &scratch)
             }
         }
         if let errorCode {
@@ -345,17 +184,61 @@ struct RecordScanner {
         let json = UnsafeRawBufferPointer(rebasing: text[start..<s.position])
         let insert = zoneToInsert(recordZone: zoneID, insertingZone: insertingZone)
         let compacting = s.sawWhitespace
+        let referencesText = self.referencesText
         let blob = try withBytes(of: name, in: s, text) { (nameBytes: UnsafeRawBufferPointer) throws(RecordFormatError) -> RecordBlob in
             try withBytes(of: tag, in: s, text) { (tagBytes: UnsafeRawBufferPointer?) throws(RecordFormatError) -> RecordBlob in
                 encodedReferences.withUnsafeBytes { references in
                     zonePrefix.withUnsafeBytes { prefix in
                         RecordBlob.make(name: nameBytes, tag: tagBytes, modified: modified, references: references, json: json,
-                                        compacting: compacting, zonePrefix: insert == nil ? nil : prefix, in: arena)
+                                        compacting: compacting, zonePrefix: insert == nil ? nil : prefix, in: arena,
+                                        referencingJSON: referencesText)
                     }
                 }
             }
         }
+        if insert == nil { lastZoneIndex = zoneIndex }
         return .saved(blob, zoneID: zoneID ?? insert)
+    }
+
+    /// A reference (`parent`, or the value of a REFERENCE field): its target's name and whether
+    /// it deletes its record with the target, noted without making strings in the common case —
+    /// a plain `recordName`, an `action`, no zone; anything else is decoded as a value.
+    private mutating func scanReference(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, field: String?,
+                                        isParent: Bool) throws(RecordFormatError) {
+        s.skipWhitespace()
+        let probe = s
+        if s.current == UInt8(ascii: "{") {
+            try s.beginObject()
+            let mark = scratch.mark
+            defer { scratch.forget(from: mark) }
+            var name: JSONStringToken?
+            var deletesSelf = false
+            var plain = true
+            var first = true
+            while try s.nextMember(&first) {
+                let key = try s.readKey(recordingIn: &scratch, from: mark)
+                s.skipWhitespace()
+                if !key.isEscaped && s.equals(key, "recordName") && s.current == UInt8(ascii: "\"") {
+                    name = try s.readStringToken()
+                } else if !key.isEscaped && s.equals(key, "action") && s.current == UInt8(ascii: "\"") {
+                    deletesSelf = s.equals(try s.readStringToken(), "DELETE_SELF")
+                } else {
+                    if s.equals(key, "zoneID") || s.equals(key, "recordName") { plain = false }
+                    try s.skipValue(scratch: &scratch)
+                }
+            }
+            if plain, let name, !name.isEscaped {
+                encodedReferences.append((isParent ? 1 : 0) | (deletesSelf && !isParent ? 2 : 0))
+                withUnsafeBytes(of: UInt32(name.end - name.start)) { encodedReferences.append(contentsOf: $0) }
+                encodedReferences.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[name.start..<name.end]))
+                if collectsFieldNames { referenceFields.append(field) }
+                return
+            }
+        }
+        // A zone, escapes, or something wrong: decoded as a value, which says what is wrong.
+        var careful = probe
+        try addReference(try careful.decodeReference(), field: field, isParent: isParent)
+        s = careful
     }
 
     /// Calls `body` with a string token's value as bytes: in place when it has no escapes.
@@ -410,7 +293,7 @@ struct RecordScanner {
     }
 
     /// Walks `fields`, checking it and noting the values of `REFERENCE` and `REFERENCE_LIST` fields.
-    private mutating func scanFields(_ s: inout JSONScanner) throws(RecordFormatError) {
+    private mutating func scanFields(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer) throws(RecordFormatError) {
         try s.beginObject("an object for \"fields\"")
         let fieldsMark = scratch.mark
         defer { scratch.forget(from: fieldsMark) }
@@ -446,14 +329,14 @@ struct RecordScanner {
             value.position = valueAt
             let field = collectsFieldNames ? try s.string(name) : nil
             if value.current == UInt8(ascii: "{") {
-                try addReference(try value.decodeReference(), field: field, isParent: false)
+                try scanReference(&value, in: text, field: field, isParent: false)
             } else if value.current == UInt8(ascii: "[") {
                 try value.beginArray()
                 var firstElement = true
                 while try value.nextElement(&firstElement) {
                     value.skipWhitespace()
                     if value.current == UInt8(ascii: "{") {
-                        try addReference(try value.decodeReference(), field: field, isParent: false)
+                        try scanReference(&value, in: text, field: field, isParent: false)
                     } else {
                         try value.skipValue(scratch: &scratch)
                     }
