@@ -250,25 +250,6 @@ struct RecordBlob {
             try body(BlobReference(isParent: flags & 1 != 0, deletesSelf: flags & 2 != 0, name: name, zone: zone))
         }
     }
-
-    /// Appends one encoded reference to `out`.
-    static func encodeReference(isParent: Bool, deletesSelf: Bool, name: String, zoneName: String?, owner: String?,
-                                into out: inout [UInt8]) {
-        out.append((isParent ? 1 : 0) | (deletesSelf ? 2 : 0) | (zoneName != nil ? 4 : 0))
-        func put(_ text: String?) {
-            guard let text else {
-                withUnsafeBytes(of: UInt32.max) { out.append(contentsOf: $0) }
-                return
-            }
-            withUnsafeBytes(of: UInt32(text.utf8.count)) { out.append(contentsOf: $0) }
-            out.append(contentsOf: text.utf8)
-        }
-        put(name)
-        if let zoneName {
-            put(zoneName)
-            put(owner)
-        }
-    }
 }
 
 /// Memory for blobs that live as long as one block of input: handed out in 1 MiB chunks, freed

@@ -87,13 +87,37 @@ extension JSONScanner {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func sameKey(_ a: JSONKeyScratch.Span, _ b: JSONKeyScratch.Span) throws(RecordFormatError) -> Bool {
         if !a.isEscaped && !b.isEscaped {
             let n = a.end - a.start
-            return n == b.end - b.start && (n == 0 || memcmp(base + a.start, base + b.start, n) == 0)
+            guard n == b.end - b.start else { return false }
+            if n <= 8 {
+                // Short keys, the common case: one masked word each (the closing quote and what
+                // follows may be read past the key, never past the text's end).
+                guard n > 0 else { return true }
+                if b.end + 8 <= end && a.end + 8 <= end {
+                    let mask: UInt64 = n == 8 ? ~0 : (1 << (8 * UInt64(n))) &- 1
+                    let x = UnsafeRawPointer(base + a.start).loadUnaligned(as: UInt64.self)
+                    let y = UnsafeRawPointer(base + b.start).loadUnaligned(as: UInt64.self)
+                    return (x ^ y) & mask == 0
+                }
+            }
+            return memcmp(base + a.start, base + b.start, n) == 0
         }
         return Array(try keyString(a).utf8) == Array(try keyString(b).utf8)
+    }
+
+    /// Fails when the object whose keys are those of `scratch` from `mark` on already had `span`.
+    @inlinable @inline(__always)
+    func checkUnique(_ span: JSONKeyScratch.Span, in scratch: JSONKeyScratch, from mark: Int, at keyStart: Int) throws(RecordFormatError) {
+        var index = mark
+        while index < scratch.top {
+            if try sameKey(scratch.spans[index], span) {
+                throw error(.duplicateKey, "expected each key once, found \"\(try keyString(span))\" twice", at: keyStart)
+            }
+            index += 1
+        }
     }
 
     @usableFromInline
@@ -106,7 +130,7 @@ extension JSONScanner {
     /// already had that key: the keys of the current object are those in `scratch` from `mark`
     /// (``JSONKeyScratch/mark`` taken when the object was entered) on. Returns where the key lies
     /// (compare it with ``equals(_:_:)``).
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func readKey(recordingIn scratch: inout JSONKeyScratch, from mark: Int) throws(RecordFormatError) -> JSONStringToken {
         skipWhitespace()
         guard current == UInt8(ascii: "\"") else { throw unexpected("a key string") }
@@ -114,14 +138,12 @@ extension JSONScanner {
         let (stop, flags) = try scanStringBody()
         try validateString(from: keyStart + 1, to: stop, flags: flags)
         let span = JSONKeyScratch.Span(start: keyStart + 1, end: stop, isEscaped: flags & Self.escapeFlag != 0)
-        var index = mark
-        while index < scratch.top {
-            if try sameKey(scratch.spans[index], span) {
-                throw error(.duplicateKey, "expected each key once, found \"\(try keyString(span))\" twice", at: keyStart)
-            }
-            index += 1
-        }
+        try checkUnique(span, in: scratch, from: mark, at: keyStart)
         scratch.push(span)
+        if current == UInt8(ascii: ":") {
+            position += 1
+            return JSONStringToken(start: span.start, end: span.end, isEscaped: span.isEscaped)
+        }
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { throw unexpected("':' after key \"\(try keyString(span))\"") }
         position += 1

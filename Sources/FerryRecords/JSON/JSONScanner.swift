@@ -21,8 +21,13 @@ package struct JSONScanner {
     @usableFromInline package var position: Int
     @usableFromInline var depth = 0
     package let maximumDepth: Int
-    /// When set, only these fields (and stamps if asked) are decoded; the rest are skipped.
-    package var selection: FieldSelection?
+    /// When set, only these fields (and stamps if asked) are decoded; the rest are skipped. Not
+    /// owned: the selection outlives the scan (``RecordJSON/decodeRecord(_:selecting:configuration:)``
+    /// keeps it), so the scanner stays plain data, copied without reference counting.
+    package var selectionPointer: UnsafePointer<FieldSelection>?
+
+    /// The field selection, if any.
+    @inlinable package var selection: FieldSelection? { selectionPointer?.pointee }
     /// When set, ``skipValueStructure()`` also checks the strings it skips: escapes, surrogate
     /// pairs and UTF-8 (for validating without decoding).
     package var checksSkippedStrings = false
@@ -181,7 +186,7 @@ package struct JSONScanner {
 
     /// Moves to the next member of an object: returns `false` (having consumed `}`) at its end.
     /// `first` must start `true` for each object.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func nextMember(_ first: inout Bool) throws(RecordFormatError) -> Bool {
         skipWhitespace()
         if first {

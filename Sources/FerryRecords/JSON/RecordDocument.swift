@@ -60,17 +60,19 @@ public enum RecordJSON {
     /// The result is for deciding whether a record is wanted; decode it fully to keep it.
     public static func decodeRecord(_ bytes: UnsafeRawBufferPointer, selecting selection: FieldSelection,
                                     configuration: Configuration = .init()) throws(RecordFormatError) -> Record {
-        var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
-        scanner.selection = selection
-        let start = scanner.position
-        switch try scanner.decodeDocument() {
-        case .record(let record):
-            try scanner.expectEnd()
-            return record
-        case .recordError(let error):
-            throw RecordFormatError(.serverError, error.description, byteOffset: start)
-        case .response, .zones:
-            throw RecordFormatError(.wrongType, "expected a record dictionary, found a response document", byteOffset: start)
+        try withUnsafePointer(to: selection) { (pointer) throws(RecordFormatError) -> Record in
+            var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+            scanner.selectionPointer = pointer
+            let start = scanner.position
+            switch try scanner.decodeDocument() {
+            case .record(let record):
+                try scanner.expectEnd()
+                return record
+            case .recordError(let error):
+                throw RecordFormatError(.serverError, error.description, byteOffset: start)
+            case .response, .zones:
+                throw RecordFormatError(.wrongType, "expected a record dictionary, found a response document", byteOffset: start)
+            }
         }
     }
 

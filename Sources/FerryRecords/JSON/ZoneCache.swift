@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 
-import FerryRecords
 
 /// The zone ID objects a scanner has decoded, by their exact bytes: histories name few zones, so
 /// a record's `zoneID` is almost always bytes seen before, and is found here instead of decoded.
@@ -16,11 +15,13 @@ import FerryRecords
 /// entry's index names the same zone for the cache's lifetime: callers key their own per-zone
 /// facts (a zone's number) by it. An index means something only to the copy of the cache that
 /// gave it: copies (one per decoding thread) grow apart.
-struct ZoneCache {
+package struct ZoneCache {
+    package init() {}
+
     /// The most entries kept; later zones are decoded each time.
-    static let capacity = 64
+    package static let capacity = 64
     /// The longest zone object kept.
-    static let maximumBytes = 1024
+    package static let maximumBytes = 1024
 
     private var bytes: [UInt8] = []
     private var spans: [Range<Int>] = []
@@ -28,7 +29,7 @@ struct ZoneCache {
 
     /// The index of the entry whose bytes are `text[range]`.
     @inline(__always)
-    func index(of text: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+    package func index(of text: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
         let count = range.count
         let probe = text.baseAddress! + range.lowerBound
         return bytes.withUnsafeBytes { keys in
@@ -44,11 +45,11 @@ struct ZoneCache {
 
     /// The zone of entry `index`.
     @inline(__always)
-    func zone(at index: Int) -> ZoneID { zones[index] }
+    package func zone(at index: Int) -> ZoneID { zones[index] }
 
     /// Adds `zone`, read from `text[range]` (bytes not in the cache: look them up first);
     /// returns its index, or `nil` when the cache is full or the object too long.
-    mutating func add(_ zone: ZoneID, from text: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+    package mutating func add(_ zone: ZoneID, from text: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
         guard zones.count < Self.capacity, range.count <= Self.maximumBytes else { return nil }
         let start = bytes.count
         bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[range]))
