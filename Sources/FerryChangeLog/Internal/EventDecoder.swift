@@ -20,6 +20,8 @@ struct EventDecoder {
     /// A copy that may run on another thread than this decoder: it shares no storage with it.
     func forAnotherThread() -> EventDecoder {
         var copy = self
+        copy.scanner.scratch.separate()
+        copy.scanner.summaries.scratch.separate()
         return copy
     }
     /// Numbers the zones of saved records. Set before decoding; setting it forgets the numbers

@@ -8,6 +8,9 @@ import Darwin
 
 /// The keys of the objects a scanner is inside, kept so duplicate keys are found without
 /// allocating per object. Reuse one across values; it only grows to the widest nesting seen.
+///
+/// Copies share their storage (it is raw memory, for speed): give a copy that another thread
+/// uses storage of its own with ``separate()``.
 package struct JSONKeyScratch {
     @usableFromInline struct Span {
         @usableFromInline var start: Int
@@ -21,12 +24,39 @@ package struct JSONKeyScratch {
         }
     }
 
-    /// A stack: the live spans are `spans[..<top]`; slots above are reused.
-    @usableFromInline var spans: [Span] = []
+    /// The spans, in raw memory owned by one object.
+    @usableFromInline final class Storage {
+        @usableFromInline var spans: UnsafeMutablePointer<Span>
+        @usableFromInline var capacity: Int
+
+        @usableFromInline init(capacity: Int) {
+            self.capacity = capacity
+            spans = .allocate(capacity: capacity)
+        }
+
+        @usableFromInline func grow() {
+            let bigger = UnsafeMutablePointer<Span>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: spans, count: capacity)
+            spans.deallocate()
+            spans = bigger
+            capacity *= 2
+        }
+
+        deinit { spans.deallocate() }
+    }
+
+    /// A stack: the live spans are the first `top`.
+    @usableFromInline var storage = Storage(capacity: 64)
     @usableFromInline var top = 0
 
     /// An empty scratch.
     package init() {}
+
+    /// Gives this copy storage of its own (before another thread uses it).
+    package mutating func separate() {
+        storage = Storage(capacity: storage.capacity)
+        top = 0
+    }
 
     /// Where the keys of an object entered now will start; pass it to
     /// ``JSONScanner/readKey(recordingIn:from:)`` and to ``forget(from:)``.
@@ -35,10 +65,14 @@ package struct JSONKeyScratch {
     /// Drops the keys recorded from `mark` on (when the object they belong to ends).
     @inlinable package mutating func forget(from mark: Int) { top = mark }
 
-    @inlinable mutating func push(_ span: Span) {
-        if top < spans.count { spans[top] = span } else { spans.append(span) }
+    @inlinable @inline(__always) mutating func push(_ span: Span) {
+        if top == storage.capacity { storage.grow() }
+        (storage.spans + top).initialize(to: span)
         top += 1
     }
+
+    /// The span at `index` (below `top`).
+    @inlinable @inline(__always) func span(at index: Int) -> Span { storage.spans[index] }
 }
 
 extension JSONScanner {
@@ -113,7 +147,7 @@ extension JSONScanner {
     func checkUnique(_ span: JSONKeyScratch.Span, in scratch: JSONKeyScratch, from mark: Int, at keyStart: Int) throws(RecordFormatError) {
         var index = mark
         while index < scratch.top {
-            if try sameKey(scratch.spans[index], span) {
+            if try sameKey(scratch.span(at: index), span) {
                 throw error(.duplicateKey, "expected each key once, found \"\(try keyString(span))\" twice", at: keyStart)
             }
             index += 1

@@ -271,8 +271,38 @@ package struct JSONScanner {
 
     /// Scans a string whose opening quote is at `position`; leaves `position` after the closing
     /// quote. Returns the offset of the closing quote and flags: escapes seen, non-ASCII seen.
-    @inlinable
+    ///
+    /// The common short string (keys, type tags, names: plain ASCII ending within 16 bytes) is
+    /// found inline with two word compares; anything else goes to ``scanLongStringBody()``.
+    @inlinable @inline(__always)
     mutating func scanStringBody() throws(RecordFormatError) -> (end: Int, flags: UInt64) {
+        let i = position + 1
+        if i + 16 <= end {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            @inline(__always) func special(_ word: UInt64) -> UInt64 {
+                let quote = word ^ 0x2222_2222_2222_2222, slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                return ((quote &- ones) & ~quote | (slash &- ones) & ~slash | (word &- 0x2020_2020_2020_2020) & ~word | word) & highs
+            }
+            let first = special(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+            let offset: Int
+            if first != 0 {
+                offset = first.trailingZeroBitCount >> 3
+            } else {
+                let second = special(UnsafeRawPointer(base + i + 8).loadUnaligned(as: UInt64.self))
+                offset = second != 0 ? 8 + second.trailingZeroBitCount >> 3 : 16
+            }
+            if offset < 16 && base[i + offset] == UInt8(ascii: "\"") {
+                position = i + offset + 1
+                return (i + offset, 0)
+            }
+        }
+        return try scanLongStringBody()
+    }
+
+    /// ``scanStringBody()`` for strings that are long, hold escapes or non-ASCII bytes, or end
+    /// near the end of the text.
+    @inlinable
+    mutating func scanLongStringBody() throws(RecordFormatError) -> (end: Int, flags: UInt64) {
         var i = position + 1
         var high: UInt64 = 0
         var escaped = false
