@@ -148,6 +148,7 @@ struct EventDecoder {
     /// Decodes the document `text` (one JSON object) and appends its events to `out`.
     mutating func decode(_ text: UnsafeRawBufferPointer, into out: EventBuffer) throws(RecordFormatError) {
         if tokensOnly && Self.isRecordEvent(text) { return }
+        if !tokensOnly && decodeSavedRecordEvent(text, into: out) { return }
         let end = try decodeObject(text, at: 0, into: out)
         var s = JSONScanner(text, maximumDepth: maximumDepth)
         s.position = end
@@ -246,6 +247,28 @@ struct EventDecoder {
 
     /// Whether a line starts as Ferry's writer starts record events: read without a look at the
     /// record when only tokens matter.
+    /// A save as Ferry's writer writes it, `{"event":"recordSaved","record":{…}}`: the record read
+    /// straight after the literal prefix, without the general walk of the event. `false`, with
+    /// nothing appended, for anything else (and for a bad record: the general walk words the error).
+    private mutating func decodeSavedRecordEvent(_ text: UnsafeRawBufferPointer, into out: EventBuffer) -> Bool {
+        let prefix: StaticString = "{\"event\":\"recordSaved\",\"record\":"
+        let n = prefix.utf8CodeUnitCount
+        guard text.count > n, memcmp(text.baseAddress!, prefix.utf8Start, n) == 0 else { return false }
+        var s = JSONScanner(text, maximumDepth: maximumDepth)
+        s.position = n
+        guard let record = try? scanner.scan(&s, in: text, insertingZone: defaultZone) else { return false }
+        let zoneIndex = scanner.lastZoneIndex
+        s.skipWhitespace()
+        guard s.matchByte(UInt8(ascii: "}")), ({ s.skipWhitespace(); return s.isAtEnd })() else {
+            // Not the whole line: the general walk reads it. A blob made in a block's arena goes
+            // with the arena; one of its own is freed here.
+            if case .saved(let blob, _) = record, scanner.arena == nil { blob.free() }
+            return false
+        }
+        emit(record, zone: defaultZone ?? .default, zoneIndex: zoneIndex, into: out)
+        return true
+    }
+
     private static func isRecordEvent(_ text: UnsafeRawBufferPointer) -> Bool {
         let saved: StaticString = "{\"event\":\"recordSaved\","
         let deleted: StaticString = "{\"event\":\"recordDeleted\","

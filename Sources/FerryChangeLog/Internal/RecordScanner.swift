@@ -96,12 +96,15 @@ struct RecordScanner {
         }
         let json = UnsafeRawBufferPointer(rebasing: text[summary.json])
         let insert = zoneToInsert(recordZone: summary.zoneID, insertingZone: insertingZone)
-        let referencesText = self.referencesText, arena = self.arena
-        let blob = try withBytes(of: summary.name!, in: s, text) { (nameBytes: UnsafeRawBufferPointer) throws(RecordFormatError) -> RecordBlob in
-            try withBytes(of: summary.tag, in: s, text) { (tagBytes: UnsafeRawBufferPointer?) throws(RecordFormatError) -> RecordBlob in
+        let name = summary.name!
+        // Names and tags are bytes of the text unless they hold escapes (then decoded strings).
+        var nameString = name.isEscaped ? try s.string(name) : nil
+        var tagString = try summary.tag.flatMap { token throws(RecordFormatError) in token.isEscaped ? try s.string(token) : nil }
+        let blob = Self.withBytes(of: name, decoded: &nameString, in: text) { nameBytes in
+            Self.withBytes(of: summary.tag, decoded: &tagString, in: text) { tagBytes in
                 summaries.references.withUnsafeBytes { references in
                     zonePrefix.withUnsafeBytes { prefix in
-                        RecordBlob.make(name: nameBytes, tag: tagBytes, modified: summary.modified, references: references, json: json,
+                        RecordBlob.make(name: nameBytes!, tag: tagBytes, modified: summary.modified, references: references, json: json,
                                         compacting: summary.hasWhitespace, zonePrefix: insert == nil ? nil : prefix, in: arena,
                                         referencingJSON: referencesText)
                     }
@@ -112,21 +115,14 @@ struct RecordScanner {
         return .saved(blob, zoneID: summary.zoneID ?? insert)
     }
 
-    /// Calls `body` with a string token's value as bytes: in place when it has no escapes.
-    private func withBytes<R>(of token: JSONStringToken?, in s: JSONScanner, _ text: UnsafeRawBufferPointer,
-                              _ body: (UnsafeRawBufferPointer?) throws(RecordFormatError) -> R) throws(RecordFormatError) -> R {
-        guard let token else { return try body(nil) }
-        if !token.isEscaped { return try body(UnsafeRawBufferPointer(rebasing: text[token.start..<token.end])) }
-        var value = try s.string(token)
-        let result = value.withUTF8 { bytes in
-            Result { () throws(RecordFormatError) -> R in try body(UnsafeRawBufferPointer(bytes)) }
-        }
-        return try result.get()
-    }
-
-    private func withBytes<R>(of token: JSONStringToken, in s: JSONScanner, _ text: UnsafeRawBufferPointer,
-                              _ body: (UnsafeRawBufferPointer) throws(RecordFormatError) -> R) throws(RecordFormatError) -> R {
-        try withBytes(of: Optional(token), in: s, text) { (bytes: UnsafeRawBufferPointer?) throws(RecordFormatError) -> R in try body(bytes!) }
+    /// Calls `body` with a string token's value as bytes: in place, or `decoded` (its value, for
+    /// a token with escapes).
+    @inline(__always)
+    private static func withBytes<R>(of token: JSONStringToken?, decoded: inout String?, in text: UnsafeRawBufferPointer,
+                                     _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard let token else { return body(nil) }
+        if var value = decoded { return value.withUTF8 { body(UnsafeRawBufferPointer($0)) } }
+        return body(UnsafeRawBufferPointer(rebasing: text[token.start..<token.end]))
     }
 
     /// The fields holding the references of a record's compact JSON, in the order

@@ -24,10 +24,12 @@ package struct JSONKeyScratch {
         }
     }
 
-    /// The spans, in raw memory owned by one object.
+    /// The spans, in raw memory owned by one object. Unchecked exclusivity: the properties are
+    /// touched for every key, only by the thread the scratch belongs to, never while another
+    /// access is under way.
     @usableFromInline final class Storage {
-        @usableFromInline var spans: UnsafeMutablePointer<Span>
-        @usableFromInline var capacity: Int
+        @exclusivity(unchecked) @usableFromInline var spans: UnsafeMutablePointer<Span>
+        @exclusivity(unchecked) @usableFromInline var capacity: Int
 
         @usableFromInline init(capacity: Int) {
             self.capacity = capacity
