@@ -45,18 +45,22 @@ let package = Package(
         // multiplication for CRC-32), in plain C.
         .target(name: "CFerrySystem"),
 
+        // Internals several modules share, one copy each: UTF-8 checks, ISO 8601 date math, hex,
+        // byte search. Not a product; `package` access only.
+        .target(name: "FerryInternals", dependencies: ["CFerrySystem"]),
+
         // Byte sources and sinks, files, atomic output, processors available.
         .target(name: "FerryIO", dependencies: ["CFerrySystem"]),
         // The CloudKit record model and its JSON mapping.
-        .target(name: "FerryRecords", dependencies: ["FerryIO", "CFerrySystem"]),
+        .target(name: "FerryRecords", dependencies: ["FerryIO", "FerryInternals", "CFerrySystem"]),
         // Streaming NDJSON (and CKWS response documents) readers and writers.
-        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO"]),
+        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryInternals"]),
         // gzip streams, parallel deflate, archives.
         .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib", "CFerrySystem"]),
         // NSPredicate format strings: parse, print, compile, validate for CloudKit.
-        .target(name: "FerryPredicate", dependencies: ["FerryRecords"]),
+        .target(name: "FerryPredicate", dependencies: ["FerryRecords", "FerryInternals"]),
         // XML import and export over libxml2 (streaming, secure).
-        .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "CLibXML2"]),
+        .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "FerryInternals", "CLibXML2"]),
         // Self-describing archives of a record store (tar + gzip + manifest).
         .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryInternals
 import FerryRecords
 
 #if canImport(Glibc)
