@@ -62,7 +62,7 @@ let package = Package(
         // XML import and export over libxml2 (streaming, secure).
         .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "FerryInternals", "CLibXML2"]),
         // Self-describing archives of a record store (tar + gzip + manifest).
-        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression"]),
+        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryInternals", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
         .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "CFerrySystem"]),
         // The `ferry` commands.
@@ -70,7 +70,7 @@ let package = Package(
             name: "FerryCLI",
             dependencies: [
                 "FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryPredicate",
-                "FerryXML", "FerryArchive", "FerryChangeLog",
+                "FerryXML", "FerryArchive", "FerryChangeLog", "FerryInternals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -94,7 +94,7 @@ let package = Package(
             dependencies: ["FerryPredicate", "FerryRecords", "FerryTestSupport"]
         ),
         .testTarget(name: "FerryXMLTests", dependencies: ["FerryXML", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
-        .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
+        .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryInternals", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
         .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
         .testTarget(
             name: "FerryCLITests",

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryInternals
 import FerryRecords
 
 /// Writes records as Ferry's XML (see `Docs/XMLFormat.md`), streaming, with libxml2's
