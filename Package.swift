@@ -56,7 +56,7 @@ let package = Package(
         // Streaming NDJSON (and CKWS response documents) readers and writers.
         .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryInternals"]),
         // gzip streams, parallel deflate, archives.
-        .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib", "CFerrySystem"]),
+        .target(name: "FerryCompression", dependencies: ["FerryIO", "FerryInternals", "CZlib", "CFerrySystem"]),
         // NSPredicate format strings: parse, print, compile, validate for CloudKit.
         .target(name: "FerryPredicate", dependencies: ["FerryRecords", "FerryInternals"]),
         // XML import and export over libxml2 (streaming, secure).

@@ -24,10 +24,10 @@ package enum UTF8Check {
         @usableFromInline
         package var message: String {
             switch self {
-            case .invalidLeadByte(let b): "expected UTF-8 text, found byte 0x\(String(b, radix: 16, uppercase: true))"
+            case .invalidLeadByte(let b): "expected UTF-8 text, found byte \(Hex.prefixed(b, uppercase: true))"
             case .truncated: "expected UTF-8 text, found a truncated sequence"
             case .invalidContinuationByte(let c):
-                "expected a UTF-8 continuation byte, found byte 0x\(String(c, radix: 16, uppercase: true))"
+                "expected a UTF-8 continuation byte, found byte \(Hex.prefixed(c, uppercase: true))"
             case .invalidScalar: "expected UTF-8 text, found an invalid sequence (overlong, surrogate or out of range)"
             }
         }
