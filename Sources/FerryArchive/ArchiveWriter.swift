@@ -94,7 +94,7 @@ public final class ArchiveWriter {
         guard let staging = FileSystem.makeTemporaryDirectory(template: stagingTemplate) else {
             throw ArchiveError(.ioFailure, "cannot create the staging directory `\(stagingTemplate)`",
                                archive: name, underlying: FerryIOError(.createTemporary, path: stagingTemplate,
-                                                                       errno: ArchiveSystem.errno))
+                                                                       errno: Syscall.errno))
         }
         stagingPath = staging
     }
@@ -184,7 +184,7 @@ public final class ArchiveWriter {
         try checkOpen()
         isFinished = true
         defer { FileSystem.removeTree(stagingPath) }
-        var manifest = ArchiveManifest(createdAt: configuration.createdAt ?? ArchiveSystem.nowMilliseconds(),
+        var manifest = ArchiveManifest(createdAt: configuration.createdAt ?? Syscall.nowMilliseconds(),
                                        ferryVersion: configuration.ferryVersion)
         var staged: [(ArchiveManifest.Member, String)] = []
         for state in zones.sorted(by: { $0.zone.path < $1.zone.path }) {

@@ -1,3 +1,4 @@
+import FerryIO
 import FerryRecords
 
 #if canImport(Glibc)
@@ -59,11 +60,7 @@ func format(_ value: Double, _ digits: Int) -> String {
 struct Stopwatch {
     private let start = Stopwatch.now()
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { Syscall.monotonicSeconds() }
 
     var seconds: Double { Stopwatch.now() - start }
 }
