@@ -22,7 +22,6 @@ let package = Package(
         .library(name: "FerryArchive", targets: ["FerryArchive"]),
         .library(name: "FerryChangeLog", targets: ["FerryChangeLog"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
-        .library(name: "FerryTestSupport", targets: ["FerryTestSupport"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
     dependencies: [
@@ -76,8 +75,9 @@ let package = Package(
         ),
         .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
 
-        // Shared by tests and benchmarks: seeded generator, fixtures, chunked feeding.
-        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords"]),
+        // Shared by the tests: seeded generators, fixtures, chunked feeding. Not a product;
+        // Benchmarks/Sources/FerryHistories links the three generator files in by symlink.
+        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords"], path: "Tests/FerryTestSupport"),
 
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "FerryTestSupport"]),
         .testTarget(name: "FerryRecordsTests", dependencies: ["FerryRecords", "FerryTestSupport"]),
