@@ -6,6 +6,12 @@
 //
 //   ferry (executable) → FerryCLI → FerryArchive, FerryChangeLog, FerryXML, FerryPredicate
 //                                 → FerryNDJSON, FerryCompression → FerryRecords → FerryIO
+//                                                                 ↘ FerryInternals
+//
+// FerryInternals (no product, `package` access) holds what several modules need, once: UTF-8
+// checks, ISO 8601 date math, hex, byte search. Every module above FerryIO except FerryChangeLog
+// imports it; it imports nothing of Ferry's. System calls live in FerryIO's Syscall; zone
+// identity (ZoneKey) in FerryRecords. FerryTestSupport (Tests/, no product) serves the tests.
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
 import PackageDescription
@@ -46,7 +52,7 @@ let package = Package(
 
         // Internals several modules share, one copy each: UTF-8 checks, ISO 8601 date math, hex,
         // byte search. Not a product; `package` access only.
-        .target(name: "FerryInternals", dependencies: ["CFerrySystem"]),
+        .target(name: "FerryInternals"),
 
         // Byte sources and sinks, files, atomic output, processors available.
         .target(name: "FerryIO", dependencies: ["CFerrySystem"]),
