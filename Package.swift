@@ -4,8 +4,16 @@
 //
 // Modules point one way, toward the record model:
 //
-//   ferry (executable) → FerryCLI → FerryArchive, FerryChangeLog, FerryXML, FerryPredicate
-//                                 → FerryNDJSON, FerryCompression → FerryRecords → FerryIO
+//   ferry (executable) → FerryCLI → FerryArchive, FerryChangeLog, FerryXML
+//                                 → FerryNDJSON → FerryPipeline → FerryPredicate, FerryIO, FerryCompression
+//                                                               → FerryRecords → FerryInternals
+//
+// FerryRecords is the record model and its JSON mapping (the one JSON engine); it does no I/O.
+// FerryPipeline holds record streams, the transform, sort/limit and the run's statistics; every
+// format plugs into it as a source and a writer. FerryInternals (no product, `package` access)
+// holds what several modules need, once: UTF-8 checks, ISO 8601 date math, hex, byte search.
+// System calls live in FerryIO's Syscall; zone identity (ZoneKey) in FerryRecords.
+// FerryTestSupport (Tests/, no product) serves the tests.
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
 import PackageDescription
@@ -23,7 +31,6 @@ let package = Package(
         .library(name: "FerryArchive", targets: ["FerryArchive"]),
         .library(name: "FerryChangeLog", targets: ["FerryChangeLog"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
-        .library(name: "FerryTestSupport", targets: ["FerryTestSupport"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
     dependencies: [
@@ -46,23 +53,27 @@ let package = Package(
         // multiplication for CRC-32), in plain C.
         .target(name: "CFerrySystem"),
 
+        // Internals several modules share, one copy each: UTF-8 checks, ISO 8601 date math, hex,
+        // byte search. Not a product; `package` access only.
+        .target(name: "FerryInternals"),
+
         // Byte sources and sinks, files, atomic output, processors available.
         .target(name: "FerryIO", dependencies: ["CFerrySystem"]),
         // The CloudKit record model and its JSON mapping.
-        .target(name: "FerryRecords", dependencies: ["CFerrySystem"]),
+        .target(name: "FerryRecords", dependencies: ["FerryInternals", "CFerrySystem"]),
         // The record pipeline: sources → transform → sort/limit → writers, and its statistics.
         .target(name: "FerryPipeline", dependencies: ["FerryRecords", "FerryIO", "FerryPredicate"]),
         // JSON record input (NDJSON, saved CKWS responses) and output; the one framer and the
         // one ordered parallel pipeline.
-        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate"]),
+        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryInternals"]),
         // gzip streams, parallel deflate, archives.
-        .target(name: "FerryCompression", dependencies: ["FerryIO", "CZlib", "CFerrySystem"]),
+        .target(name: "FerryCompression", dependencies: ["FerryIO", "FerryInternals", "CZlib", "CFerrySystem"]),
         // NSPredicate format strings: parse, print, compile, validate for CloudKit.
-        .target(name: "FerryPredicate", dependencies: ["FerryRecords"]),
+        .target(name: "FerryPredicate", dependencies: ["FerryRecords", "FerryInternals"]),
         // XML import and export over libxml2 (streaming, secure).
-        .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "CLibXML2"]),
+        .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryInternals", "CLibXML2"]),
         // Self-describing archives of a record store (tar + gzip + manifest).
-        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "FerryCompression"]),
+        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryInternals", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
         .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "CFerrySystem"]),
         // The `ferry` commands.
@@ -70,14 +81,15 @@ let package = Package(
             name: "FerryCLI",
             dependencies: [
                 "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryCompression", "FerryPredicate",
-                "FerryXML", "FerryArchive", "FerryChangeLog",
+                "FerryXML", "FerryArchive", "FerryChangeLog", "FerryInternals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
 
-        // Shared by tests and benchmarks: seeded generator, fixtures, chunked feeding.
-        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords", "FerryPipeline"]),
+        // Shared by the tests: seeded generators, fixtures, chunked feeding. Not a product;
+        // Benchmarks/Sources/FerryHistories links the three generator files in by symlink.
+        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords", "FerryPipeline"], path: "Tests/FerryTestSupport"),
 
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "FerryTestSupport"]),
         .testTarget(name: "FerryRecordsTests", dependencies: ["FerryRecords", "FerryTestSupport"]),
@@ -94,7 +106,7 @@ let package = Package(
             dependencies: ["FerryPredicate", "FerryRecords", "FerryTestSupport"]
         ),
         .testTarget(name: "FerryXMLTests", dependencies: ["FerryXML", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
-        .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
+        .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryInternals", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
         .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
         .testTarget(
             name: "FerryCLITests",

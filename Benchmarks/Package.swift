@@ -46,12 +46,12 @@ let package = Package(
             ],
             path: "Sources/FerryBenchChanges"
         ),
-        // A generated history with the states replay must produce, for `replay-check`.
+        // A generated history with the states replay must produce, for `replay-check`. The
+        // generators are the tests' own (Tests/FerryTestSupport), symlinked into Generators/.
         .executableTarget(
             name: "ferry-histories",
             dependencies: [
                 .product(name: "FerryRecords", package: "Ferry"),
-                .product(name: "FerryTestSupport", package: "Ferry"),
             ],
             path: "Sources/FerryHistories"
         ),

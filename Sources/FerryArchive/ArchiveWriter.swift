@@ -58,7 +58,7 @@ public final class ArchiveWriter {
     private let makeSink: () throws -> any ByteSink
     private let stagingPath: String
     private var zones: [ZoneState] = []
-    private var zoneIndex: [ZoneKey: Int] = [:]
+    private var zoneIndex: [MemberKey: Int] = [:]
     private var usedPaths: Set<String> = []
     private var others: [OtherMember] = []
     private var schema: [String: ArchiveManifest.RecordTypeSchema] = [:]
@@ -94,7 +94,7 @@ public final class ArchiveWriter {
         guard let staging = FileSystem.makeTemporaryDirectory(template: stagingTemplate) else {
             throw ArchiveError(.ioFailure, "cannot create the staging directory `\(stagingTemplate)`",
                                archive: name, underlying: FerryIOError(.createTemporary, path: stagingTemplate,
-                                                                       errno: ArchiveSystem.errno))
+                                                                       errno: Syscall.errno))
         }
         stagingPath = staging
     }
@@ -184,7 +184,7 @@ public final class ArchiveWriter {
         try checkOpen()
         isFinished = true
         defer { FileSystem.removeTree(stagingPath) }
-        var manifest = ArchiveManifest(createdAt: configuration.createdAt ?? ArchiveSystem.nowMilliseconds(),
+        var manifest = ArchiveManifest(createdAt: configuration.createdAt ?? Syscall.nowMilliseconds(),
                                        ferryVersion: configuration.ferryVersion)
         var staged: [(ArchiveManifest.Member, String)] = []
         for state in zones.sorted(by: { $0.zone.path < $1.zone.path }) {
@@ -255,9 +255,10 @@ public final class ArchiveWriter {
         guard !database.isEmpty else {
             throw ArchiveError(.invalidArgument, "expected a database name such as `private`, found an empty one", archive: name)
         }
-        let key = ZoneKey(database: database, zoneID: zoneID)
+        let zone = zoneID ?? .default
+        let key = MemberKey(database: database, zone: ZoneKey(zone))
         if let index = zoneIndex[key] { return index }
-        let path = ArchivePath.recordsMember(database: database, zoneName: key.zoneName, owner: key.owner)
+        let path = ArchivePath.recordsMember(database: database, zoneName: zone.zoneName, owner: zone.ownerRecordName)
         let file = try wrap("cannot stage records", member: path) { try StagedFile(path: nextStagedPath()) }
         zones.append(ZoneState(zone: ArchiveManifest.Zone(database: database, zoneID: zoneID ?? .default, path: path), file: file))
         usedPaths.insert(path)
@@ -302,4 +303,10 @@ public final class ArchiveWriter {
         }
         try tar.endMember(size: member.size)
     }
+}
+
+/// What makes two records land in the same records member: the database and the zone.
+private struct MemberKey: Hashable {
+    var database: String
+    var zone: ZoneKey
 }

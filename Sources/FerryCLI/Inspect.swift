@@ -2,6 +2,7 @@ import ArgumentParser
 import FerryArchive
 import FerryCompression
 import FerryIO
+import FerryInternals
 import FerryNDJSON
 import FerryPipeline
 import FerryRecords
@@ -238,24 +239,12 @@ func table(_ rows: [[String]]) -> [String] {
     }
 }
 
-/// `2023-07-22T04:26:40.000Z` for milliseconds since 1970 (proleptic Gregorian, UTC).
+/// `2023-07-22T04:26:40.000Z` for milliseconds since 1970 (proleptic Gregorian, UTC); unlike
+/// ``ISO8601/format(milliseconds:)`` the year is not zero-padded.
 func isoDate(_ milliseconds: Int64) -> String {
-    var seconds = milliseconds / 1000
-    var millis = milliseconds % 1000
-    if millis < 0 { millis += 1000; seconds -= 1 }
-    var days = seconds / 86_400
-    var rest = seconds % 86_400
-    if rest < 0 { rest += 86_400; days -= 1 }
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = doy - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    let (days, msOfDay) = ISO8601.split(milliseconds: milliseconds)
+    let (year, month, day) = ISO8601.civil(fromDays: days)
+    let rest = msOfDay / 1000, millis = msOfDay % 1000
     func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
     var ms = String(millis)
     while ms.count < 3 { ms = "0" + ms }

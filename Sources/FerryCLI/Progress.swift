@@ -1,3 +1,4 @@
+import FerryIO
 import FerryPipeline
 #if canImport(Glibc)
 import Glibc
@@ -11,11 +12,7 @@ import Darwin
 struct Stopwatch {
     private let start = Stopwatch.now()
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { Syscall.monotonicSeconds() }
 
     var seconds: Double { Stopwatch.now() - start }
 }

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryInternals
 
 /// A source that decompresses gzip read from another source.
 ///
@@ -158,7 +159,7 @@ public final class GzipSource: ByteSource {
             let hasTwo = try ensure(2)
             let head = input.available.prefix(2)
             if head.first != GzipFormat.magic.0 || (hasTwo && head.last != GzipFormat.magic.1) {
-                let shown = GzipFormat.hex(input.available.prefix(4))
+                let shown = Hex.string(input.available.prefix(4), separator: " ")
                 throw error(
                     .trailingGarbage,
                     "expected another gzip member (1f 8b) or the end of the input, found \(shown)",
@@ -173,7 +174,7 @@ public final class GzipSource: ByteSource {
             }
             if input.available.first != GzipFormat.magic.0 {
                 throw error(
-                    .badHeader, "expected gzip magic bytes 1f 8b, found \(GzipFormat.hex(input.available.prefix(2)))",
+                    .badHeader, "expected gzip magic bytes 1f 8b, found \(Hex.string(input.available.prefix(2), separator: " "))",
                     at: start
                 )
             }
@@ -182,7 +183,7 @@ public final class GzipSource: ByteSource {
         let fixed = UnsafeRawBufferPointer(rebasing: input.available[..<10])
         guard fixed[0] == GzipFormat.magic.0, fixed[1] == GzipFormat.magic.1 else {
             throw error(
-                .badHeader, "expected gzip magic bytes 1f 8b, found \(GzipFormat.hex(fixed[..<2]))", at: start
+                .badHeader, "expected gzip magic bytes 1f 8b, found \(Hex.string(fixed[..<2], separator: " "))", at: start
             )
         }
         guard fixed[2] == GzipFormat.methodDeflate else {
@@ -193,7 +194,7 @@ public final class GzipSource: ByteSource {
         let flags = fixed[3]
         guard flags & GzipFormat.Flag.reserved == 0 else {
             throw error(
-                .badHeader, "expected reserved header flag bits to be 0, found flags \(GzipFormat.hex([flags]))",
+                .badHeader, "expected reserved header flag bits to be 0, found flags \(Hex.string([flags], separator: " "))",
                 at: start + 3
             )
         }
@@ -222,7 +223,7 @@ public final class GzipSource: ByteSource {
             let stored = UInt16(input.available[0]) | UInt16(input.available[1]) << 8
             let computed = UInt16(truncatingIfNeeded: headerCRC)
             guard stored == computed else {
-                throw error(.badHeader, "expected header CRC \(hex16(computed)), found \(hex16(stored))")
+                throw error(.badHeader, "expected header CRC \(Hex.prefixed(computed)), found \(Hex.prefixed(stored))")
             }
             input.consume(2)
         }
@@ -243,7 +244,7 @@ public final class GzipSource: ByteSource {
         let storedCRC = word(0)
         let storedLength = word(4)
         guard storedCRC == memberCRC else {
-            throw error(.checksumMismatch, "expected CRC-32 \(hex32(storedCRC)) from the trailer, found \(hex32(memberCRC)) in the data")
+            throw error(.checksumMismatch, "expected CRC-32 \(Hex.prefixed(storedCRC)) from the trailer, found \(Hex.prefixed(memberCRC)) in the data")
         }
         guard storedLength == memberLength else {
             throw error(
@@ -324,6 +325,4 @@ public final class GzipSource: ByteSource {
         )
     }
 
-    private func hex16(_ value: UInt16) -> String { "0x" + String(value, radix: 16) }
-    private func hex32(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }
 }

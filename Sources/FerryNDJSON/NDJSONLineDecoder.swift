@@ -1,4 +1,5 @@
 import FerryIO
+import FerryInternals
 import FerryPredicate
 import FerryRecords
 

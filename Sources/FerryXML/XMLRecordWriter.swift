@@ -1,4 +1,5 @@
 import FerryIO
+import FerryInternals
 import FerryPipeline
 import FerryRecords
 

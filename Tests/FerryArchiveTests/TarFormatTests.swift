@@ -1,6 +1,7 @@
 import Testing
 @testable import FerryArchive
 import FerryIO
+import FerryInternals
 import FerryRecords
 
 @Suite("Tar format and detection")

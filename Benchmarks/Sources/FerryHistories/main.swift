@@ -10,7 +10,6 @@
 // the one the property tests use, at a larger size: several zones, about 30% of the changes
 // modify a record and 10% delete one, and zones are now and then deleted or purged.
 import FerryRecords
-import FerryTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -13,7 +13,7 @@ final class ArchiveExtractor {
     init(root: String, archive: String) throws {
         self.root = root
         self.archive = archive
-        let error = ArchiveSystem.makeDirectory(root)
+        let error = Syscall.makeDirectory(root)
         guard error == 0, FileSystem.isDirectory(root) else {
             throw ArchiveError(.ioFailure, "cannot create the target directory `\(root)`", archive: archive,
                                underlying: FerryIOError(.open, path: root, errno: error == 0 ? nil : error))
@@ -25,14 +25,14 @@ final class ArchiveExtractor {
         var path = root
         for (index, component) in components.enumerated() {
             path += "/" + component
-            let kind = ArchiveSystem.kind(path)
+            let kind = Syscall.kind(path)
             let isLast = index == components.count - 1
             switch kind {
             case .symlink:
                 throw ArchiveError(.unsafePath, "refusing to write through the existing symbolic link `\(path)`",
                                    archive: archive, member: member, offset: offset)
             case .missing where !isLast:
-                let error = ArchiveSystem.makeDirectory(path)
+                let error = Syscall.makeDirectory(path)
                 if error != 0 {
                     throw ArchiveError(.ioFailure, "cannot create directory `\(path)`", archive: archive, member: member,
                                        offset: offset, underlying: FerryIOError(.open, path: path, errno: error))

@@ -1,3 +1,5 @@
+import FerryInternals
+
 /// Member names: building them from zone names, databases and checksums, and checking names read
 /// from untrusted archives.
 enum ArchivePath {
@@ -14,7 +16,6 @@ enum ArchivePath {
     /// leading `.` is escaped so no component is `.`, `..` or hidden.
     static func encodeComponent(_ text: String) -> String {
         var out: [UInt8] = []
-        let hexDigits = Array("0123456789ABCDEF".utf8)
         for (index, byte) in text.utf8.enumerated() {
             let safe = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
@@ -22,7 +23,7 @@ enum ArchivePath {
             if safe {
                 out.append(byte)
             } else {
-                out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+                out += [UInt8(ascii: "%"), Hex.digit(byte >> 4, uppercase: true), Hex.digit(byte, uppercase: true)]
             }
         }
         if out.isEmpty { return "%00" }
@@ -36,17 +37,9 @@ enum ArchivePath {
         var out: [UInt8] = []
         let bytes = Array(text.utf8)
         var index = 0
-        func hex(_ b: UInt8) -> UInt8? {
-            switch b {
-            case 0x30...0x39: b - 0x30
-            case 0x41...0x46: b - 0x41 + 10
-            case 0x61...0x66: b - 0x61 + 10
-            default: nil
-            }
-        }
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+               let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2]) {
                 out.append(high << 4 | low)
                 index += 3
             } else {

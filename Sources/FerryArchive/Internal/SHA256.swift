@@ -1,3 +1,5 @@
+import FerryInternals
+
 /// SHA-256 (FIPS 180-4), streaming, in pure Swift: archive members are checksummed with it.
 ///
 /// Feed bytes with ``update(_:)`` in pieces of any size, then call ``finalize()`` once.
@@ -75,7 +77,7 @@ package struct SHA256 {
 
     /// The digest as 64 lowercase hexadecimal digits, as `sha256sum` prints it.
     package mutating func finalizeHex() -> String {
-        SHA256.hex(finalize())
+        Hex.string(finalize())
     }
 
     /// The digest of `bytes` as lowercase hexadecimal.
@@ -83,18 +85,6 @@ package struct SHA256 {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalizeHex()
-    }
-
-    /// Lowercase hexadecimal text of `bytes`.
-    package static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     @inline(__always)

@@ -1,3 +1,5 @@
+import FerryInternals
+
 /// One 512-byte tar header: encoding ustar headers and pax records, parsing ustar, pax and GNU
 /// headers (POSIX.1-2001 `pax`, and GNU tar's default format).
 struct TarHeader {
@@ -157,7 +159,7 @@ struct TarHeader {
             case 0, UInt8(ascii: " "):
                 return value
             default:
-                throw TarParseFailure("expected octal digits in the \(field) field, found byte 0x\(String(byte, radix: 16))")
+                throw TarParseFailure("expected octal digits in the \(field) field, found byte \(Hex.prefixed(byte))")
             }
         }
         return value

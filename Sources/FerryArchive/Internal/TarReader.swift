@@ -1,5 +1,6 @@
 import FerryCompression
 import FerryIO
+import FerryInternals
 
 /// One member of a tar stream as the reader hands it out.
 struct TarEntry {
@@ -265,7 +266,7 @@ final class TarReader {
         case TarHeader.TypeFlag.characterDevice: "a character device"
         case TarHeader.TypeFlag.blockDevice: "a block device"
         case TarHeader.TypeFlag.fifo: "a FIFO"
-        default: "member type `\(flag >= 0x20 && flag < 0x7F ? String(UnicodeScalar(flag)) : "0x" + String(flag, radix: 16))`"
+        default: "member type `\(flag >= 0x20 && flag < 0x7F ? String(UnicodeScalar(flag)) : Hex.prefixed(flag))`"
         }
     }
 }

@@ -34,12 +34,4 @@ enum GzipFormat {
             UInt8(truncatingIfNeeded: size >> 16), UInt8(truncatingIfNeeded: size >> 24),
         ]
     }
-
-    /// Two bytes as `1f 8b` for messages.
-    static func hex<S: Sequence<UInt8>>(_ bytes: S) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined(separator: " ")
-    }
 }

@@ -1,5 +1,6 @@
-// Every system call FerryIO makes lives in this file (swift-system's habit): each is retried
-// on EINTR and its failure turned into a FerryIOError by the caller.
+// Every system call Ferry's modules make through a wrapper lives in this file (swift-system's
+// habit): each is retried on EINTR where that applies and returns an errno (0 for success) or an
+// optional; the caller turns a failure into its own module's error (FerryIOError, ArchiveError).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,8 +9,8 @@ import Musl
 import Darwin
 #endif
 
-enum Syscall {
-    static var errno: Int32 {
+package enum Syscall {
+    package static var errno: Int32 {
         #if canImport(Darwin)
         return Darwin.errno
         #else
@@ -17,7 +18,7 @@ enum Syscall {
         #endif
     }
 
-    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) -> Int32 {
+    package static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) -> Int32 {
         while true {
             #if canImport(Darwin)
             let fd = Darwin.open(path, flags, mode)
@@ -28,7 +29,7 @@ enum Syscall {
         }
     }
 
-    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             #if canImport(Darwin)
             let n = Darwin.read(fd, buffer.baseAddress, buffer.count)
@@ -40,7 +41,7 @@ enum Syscall {
     }
 
     /// Writes all bytes; returns 0 or the errno of the failure.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
         var offset = 0
         while offset < buffer.count {
             #if canImport(Darwin)
@@ -57,7 +58,7 @@ enum Syscall {
         return 0
     }
 
-    static func close(_ fd: Int32) -> Int32 {
+    package static func close(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
         return Darwin.close(fd) == 0 ? 0 : errno
         #else
@@ -65,7 +66,7 @@ enum Syscall {
         #endif
     }
 
-    static func rename(_ from: String, _ to: String) -> Int32 {
+    package static func rename(_ from: String, _ to: String) -> Int32 {
         #if canImport(Darwin)
         return Darwin.rename(from, to) == 0 ? 0 : errno
         #else
@@ -73,7 +74,7 @@ enum Syscall {
         #endif
     }
 
-    static func unlink(_ path: String) -> Int32 {
+    package static func unlink(_ path: String) -> Int32 {
         #if canImport(Darwin)
         return Darwin.unlink(path) == 0 ? 0 : errno
         #else
@@ -82,7 +83,7 @@ enum Syscall {
     }
 
     /// Creates a unique file from a template ending in XXXXXX; returns (fd, path) or errno.
-    static func makeTemporary(template: String) -> (fd: Int32, path: String)? {
+    package static func makeTemporary(template: String) -> (fd: Int32, path: String)? {
         var bytes = Array(template.utf8CString)
         let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd < 0 { return nil }
@@ -90,15 +91,15 @@ enum Syscall {
         return (fd, path)
     }
 
-    static func fchmod(_ fd: Int32, _ mode: mode_t) {
+    package static func fchmod(_ fd: Int32, _ mode: mode_t) {
         _ = Glibc_or_Darwin_fchmod(fd, mode)
     }
 
-    static func isTerminal(_ fd: Int32) -> Bool {
+    package static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1
     }
 
-    static func isRegularFile(_ path: String) -> Bool? {
+    package static func isRegularFile(_ path: String) -> Bool? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (info.st_mode & S_IFMT) == S_IFREG
@@ -106,29 +107,29 @@ enum Syscall {
 
     /// Whether `path` exists and is neither a regular file nor a directory (a device, FIFO or
     /// socket), following symbolic links.
-    static func isSpecialFile(_ path: String) -> Bool {
+    package static func isSpecialFile(_ path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         let type = info.st_mode & S_IFMT
         return type != S_IFREG && type != S_IFDIR
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         return (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// What tells whether a file changed: which file it is, its size and modification time.
-    struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int
-        var modifiedSeconds: Int
-        var modifiedNanoseconds: Int
-        var isRegularFile: Bool
+    package struct FileIdentity: Equatable {
+        package var device: UInt64
+        package var inode: UInt64
+        package var size: Int
+        package var modifiedSeconds: Int
+        package var modifiedNanoseconds: Int
+        package var isRegularFile: Bool
 
-        init(_ info: stat) {
+        package init(_ info: stat) {
             isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
             device = UInt64(truncatingIfNeeded: info.st_dev)
             inode = UInt64(truncatingIfNeeded: info.st_ino)
@@ -143,25 +144,63 @@ enum Syscall {
         }
     }
 
-    static func identity(_ fd: Int32) -> FileIdentity? {
+    package static func identity(_ fd: Int32) -> FileIdentity? {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         return FileIdentity(info)
     }
 
-    static func identity(path: String) -> FileIdentity? {
+    package static func identity(path: String) -> FileIdentity? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return FileIdentity(info)
     }
 
-    static func fileSize(_ fd: Int32) -> Int? {
+    package static func fileSize(_ fd: Int32) -> Int? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int(info.st_size)
     }
 
-    static func currentUmask() -> mode_t {
+    /// What a path is, without following a final symlink (`lstat`).
+    package enum PathKind { case missing, directory, regular, symlink, other }
+
+    /// What `path` is, without following a final symlink (`lstat`).
+    package static func kind(_ path: String) -> PathKind {
+        var info = stat()
+        if lstat(path, &info) != 0 { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return .regular
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    /// Creates a directory (`mkdir`, 0755 before umask); 0 or the `errno`. An existing directory
+    /// is success.
+    package static func makeDirectory(_ path: String) -> Int32 {
+        if mkdir(path, 0o755) == 0 { return 0 }
+        let error = errno
+        if error == EEXIST && kind(path) == .directory { return 0 }
+        return error
+    }
+
+    /// Milliseconds since 1970 (`clock_gettime(CLOCK_REALTIME)`).
+    package static func nowMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    /// Seconds on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`), for intervals.
+    package static func monotonicSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    package static func currentUmask() -> mode_t {
         let mask = umask(0o022)
         _ = umask(mask)
         return mask

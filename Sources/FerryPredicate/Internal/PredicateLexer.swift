@@ -1,3 +1,5 @@
+import FerryInternals
+
 /// Turns predicate text into tokens, tracking line and column as it goes (linear time).
 struct PredicateLexer {
     private let bytes: [UInt8]
@@ -67,11 +69,11 @@ struct PredicateLexer {
         guard index < bytes.count else { return "end of input" }
         let byte = bytes[index]
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        if byte < 0x80 { return "byte 0x\(String(byte, radix: 16))" }
+        if byte < 0x80 { return "byte \(Hex.prefixed(byte))" }
         var end = index + 1
         while end < bytes.count, end - index < 4, bytes[end] & 0xC0 == 0x80 { end += 1 }
         if let text = String(validating: bytes[index..<end], as: UTF8.self) { return "'\(text)'" }
-        return "byte 0x\(String(byte, radix: 16))"
+        return "byte \(Hex.prefixed(byte))"
     }
 
     /// The next token.
@@ -230,7 +232,7 @@ struct PredicateLexer {
                 let count = c == UInt8(ascii: "x") ? 2 : 4
                 var value: UInt32 = 0
                 for _ in 0..<count {
-                    guard let h = peek(), let digit = Self.hexValue(h) else {
+                    guard let h = peek(), let digit = Hex.value(of: h) else {
                         throw error("\(count) hexadecimal digits after '\\\(Character(Unicode.Scalar(c)))'",
                                     found: describeByte(at: position), at: escapeStart, length: position - escapeStart.offset + 1)
                     }
@@ -238,7 +240,7 @@ struct PredicateLexer {
                     advance()
                 }
                 guard let scalar = Unicode.Scalar(value) else {
-                    throw error("a Unicode scalar value", found: "U+\(String(value, radix: 16, uppercase: true))",
+                    throw error("a Unicode scalar value", found: "U+\(Hex.digits(of: value, uppercase: true))",
                                 at: escapeStart, length: position - escapeStart.offset)
                 }
                 out.append(contentsOf: Array(String(Character(scalar)).utf8))
@@ -263,15 +265,6 @@ struct PredicateLexer {
             throw error("valid UTF-8 text in the string", found: "invalid UTF-8", at: start, length: position - start.offset)
         }
         return Token(kind: .string(text), span: span(from: start))
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private mutating func specifier(_ start: (offset: Int, line: Int, column: Int)) throws(PredicateError) -> Token {

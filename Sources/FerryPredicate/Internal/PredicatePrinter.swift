@@ -1,3 +1,5 @@
+import FerryInternals
+
 /// Writes the canonical text (Apple's `predicateFormat`) of predicates and expressions.
 struct PredicatePrinter {
     var output = ""
@@ -213,8 +215,7 @@ struct PredicatePrinter {
             case "\t": output += "\\t"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    output += "\\u" + Hex.digits(of: scalar.value, width: 4, uppercase: true)
                 } else {
                     output.unicodeScalars.append(scalar)
                 }

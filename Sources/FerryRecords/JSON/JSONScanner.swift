@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import CFerrySystem
+import FerryInternals
 
 /// A pull scanner over one JSON document in memory (RFC 8259, strict).
 ///

@@ -1,3 +1,5 @@
+import FerryInternals
+
 /// A fast yes/no check that a buffer holds exactly one well-formed JSON value (RFC 8259, strict:
 /// valid escapes, paired surrogates, UTF-8, number grammar, literals, nesting depth).
 ///

@@ -6,6 +6,7 @@
 // heap-allocated boxes owned by the handle that uses them, so they outlive every callback.
 import CLibXML2
 import FerryIO
+import FerryInternals
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryRecords
 
 #if canImport(Glibc)

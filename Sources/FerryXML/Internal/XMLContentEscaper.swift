@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryRecords
 
 /// Escapes attribute values and text for the writer, in one pass that also applies Ferry's
@@ -44,7 +45,6 @@ enum XMLContentEscaper {
         func flush(_ end: Int, _ out: inout JSONOutput) {
             if end > run { out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[run..<end])) }
         }
-        let hex: StaticString = "0123456789ABCDEF"
         while i < n {
             let b = bytes[i]
             let c = classes[Int(b)]
@@ -77,8 +77,8 @@ enum XMLContentEscaper {
             default:
                 // A forbidden control character; `escaped` is set whenever one is present.
                 out.append("\\u00")
-                out.append(hex.utf8Start[Int(b >> 4)])
-                out.append(hex.utf8Start[Int(b & 15)])
+                out.append(Hex.digit(b >> 4, uppercase: true))
+                out.append(Hex.digit(b, uppercase: true))
             }
             i += 1
             run = i

@@ -5,6 +5,7 @@
 // in its text is written with `escaped="1"`; then every attribute value and the text of that
 // element are written with `\\` for a backslash and `\uXXXX` (four uppercase hex digits) for each
 // forbidden character. Everything else is written as itself.
+import FerryInternals
 
 enum XMLTextEscaping {
     /// Whether `string` holds a character XML 1.0 cannot carry.
@@ -34,13 +35,12 @@ enum XMLTextEscaping {
     static func escape(_ string: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(string.utf8.count + 16)
-        let hex = Array("0123456789ABCDEF".utf8)
         for scalar in string.unicodeScalars {
             let v = scalar.value
             let forbidden = (v < 0x20 && v != 0x09 && v != 0x0A && v != 0x0D) || v == 0xFFFE || v == 0xFFFF
             if forbidden {
                 out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"),
-                                        hex[Int(v >> 12) & 15], hex[Int(v >> 8) & 15], hex[Int(v >> 4) & 15], hex[Int(v) & 15]])
+                                        hexDigit(v >> 12), hexDigit(v >> 8), hexDigit(v >> 4), hexDigit(v)])
             } else if v == 0x5C {
                 out.append(contentsOf: [0x5C, 0x5C])
             } else {
@@ -76,12 +76,12 @@ enum XMLTextEscaping {
         return String(out)
     }
 
+    private static func hexDigit(_ value: UInt32) -> UInt8 {
+        Hex.digit(UInt8(truncatingIfNeeded: value), uppercase: true)
+    }
+
     private static func hexValue(_ scalar: Unicode.Scalar) -> UInt32? {
-        switch scalar.value {
-        case 0x30...0x39: scalar.value - 0x30
-        case 0x41...0x46: scalar.value - 0x41 + 10
-        case 0x61...0x66: scalar.value - 0x61 + 10
-        default: nil
-        }
+        guard scalar.isASCII, let value = Hex.value(of: UInt8(scalar.value)) else { return nil }
+        return UInt32(value)
     }
 }

@@ -1,11 +1,16 @@
-/// Strict UTF-8 validation of a byte range (RFC 3629: no overlong forms, no surrogates, nothing
-/// above U+10FFFF), ASCII runs eight bytes at a time: the one implementation behind
-/// ``JSONScanner``'s errors and ``JSONValidator``'s yes/no answer.
+/// Strict UTF-8 validation (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF),
+/// the one implementation behind the JSON scanner's errors, the JSON validator's yes/no answer and
+/// the XML reader's diagnosis of where libxml2 stopped.
+///
+/// Two questions, two functions, one rule: ``firstProblem(_:from:to:)`` scans a whole range (ASCII
+/// runs eight bytes at a time) and says where and what the first problem is, a sequence cut by the
+/// end of the range included; ``startsInvalidSequence(_:atEOF:)`` looks at the one sequence at the
+/// start of a buffer that may continue later, so a cut sequence counts only at end of input.
 @usableFromInline
-enum UTF8Check {
+package enum UTF8Check {
     /// What is wrong at the offset ``firstProblem(_:from:to:)`` returns.
     @usableFromInline
-    enum Problem {
+    package enum Problem {
         /// A byte that cannot start a sequence.
         case invalidLeadByte(UInt8)
         /// A sequence cut short by the end of the range.
@@ -17,12 +22,12 @@ enum UTF8Check {
 
         /// The error message readers give.
         @usableFromInline
-        var message: String {
+        package var message: String {
             switch self {
-            case .invalidLeadByte(let b): "expected UTF-8 text, found byte 0x\(String(b, radix: 16, uppercase: true))"
+            case .invalidLeadByte(let b): "expected UTF-8 text, found byte \(Hex.prefixed(b, uppercase: true))"
             case .truncated: "expected UTF-8 text, found a truncated sequence"
             case .invalidContinuationByte(let c):
-                "expected a UTF-8 continuation byte, found byte 0x\(String(c, radix: 16, uppercase: true))"
+                "expected a UTF-8 continuation byte, found byte \(Hex.prefixed(c, uppercase: true))"
             case .invalidScalar: "expected UTF-8 text, found an invalid sequence (overlong, surrogate or out of range)"
             }
         }
@@ -31,7 +36,7 @@ enum UTF8Check {
     /// The offset and kind of the first invalid sequence in `base[start..<stop]`, or `nil` when the
     /// range is valid UTF-8.
     @inlinable @inline(__always)
-    static func firstProblem(_ base: UnsafePointer<UInt8>, from start: Int, to stop: Int) -> (offset: Int, problem: Problem)? {
+    package static func firstProblem(_ base: UnsafePointer<UInt8>, from start: Int, to stop: Int) -> (offset: Int, problem: Problem)? {
         var i = start
         while i < stop {
             // ASCII runs eight bytes at a time.
@@ -62,5 +67,29 @@ enum UTF8Check {
             i += need + 1
         }
         return nil
+    }
+
+    /// Whether `bytes` begins with a byte sequence that is not UTF-8 (overlong forms, surrogates and
+    /// values past U+10FFFF included); a sequence cut by the end of `bytes` counts only at EOF.
+    package static func startsInvalidSequence(_ bytes: UnsafeRawBufferPointer, atEOF: Bool) -> Bool {
+        guard let lead = bytes.first else { return false }
+        let (length, low, high): (Int, UInt8, UInt8)
+        switch lead {
+        case 0x00...0x7F: return false
+        case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+        case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE, 0xEF: (length, low, high) = (3, 0x80, 0xBF)
+        case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+        case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+        case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+        case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+        default: return true
+        }
+        for k in 1..<length {
+            guard k < bytes.count else { return atEOF }
+            let b = bytes[k]
+            if k == 1 ? (b < low || b > high) : (b < 0x80 || b > 0xBF) { return true }
+        }
+        return false
     }
 }

@@ -10,17 +10,20 @@ import Darwin
 ///
 /// CloudKit names are byte strings: `"é"` and `"e\u{301}"` name two records. Swift's `String`
 /// equality is canonical equivalence, which would merge them, so replay keys never use it.
-struct ExactName: Hashable, Comparable {
-    let string: String
+package struct ExactName: Hashable, Comparable {
+    package let string: String
 
-    init(_ string: String) { self.string = string }
+    @inlinable
+    package init(_ string: String) { self.string = string }
 
-    static func == (a: ExactName, b: ExactName) -> Bool {
+    @inlinable
+    package static func == (a: ExactName, b: ExactName) -> Bool {
         a.withBytes { x in b.withBytes { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
     }
 
     /// Byte order (the order of Unicode scalar values), the same on every platform.
-    static func < (a: ExactName, b: ExactName) -> Bool {
+    @inlinable
+    package static func < (a: ExactName, b: ExactName) -> Bool {
         a.withBytes { x in
             b.withBytes { y in
                 let n = min(x.count, y.count)
@@ -31,17 +34,18 @@ struct ExactName: Hashable, Comparable {
     }
 
     /// Whether two strings have the same UTF-8 bytes.
-    @inline(__always)
-    static func same(_ a: String, _ b: String) -> Bool {
+    @inlinable @inline(__always)
+    package static func same(_ a: String, _ b: String) -> Bool {
         ExactName(a) == ExactName(b)
     }
 
-    func hash(into hasher: inout Hasher) {
+    @inlinable
+    package func hash(into hasher: inout Hasher) {
         withBytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
-    @inline(__always)
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    @inlinable @inline(__always)
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(string.utf8).withUnsafeBufferPointer(body)
     }

@@ -1,0 +1,1 @@
+../../../../Tests/FerryTestSupport/RecordGenerator.swift
