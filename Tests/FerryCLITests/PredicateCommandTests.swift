@@ -52,6 +52,18 @@ struct PredicateCommandTests {
         #expect(out == "team.key == \"frc7332\" AND type IN {\"a\", \"b\"}\n")
     }
 
+    @Test("format and eval substitute %K inside dotted key paths")
+    func keyPathArguments() throws {
+        let (code, out, _) = try runBinary(["predicate", "format", "ANY %K.%K == %@", "--args", #"["teams", "key", "frc7332"]"#])
+        #expect(code == 0)
+        #expect(out == "ANY teams.key == \"frc7332\"\n")
+        let (status, result, _) = try runBinary(["predicate", "eval", "SUBQUERY(%K, $t, $t.%K == %@).@count > 0",
+                                                 "--args", #"["teams", "key", "frc7332"]"#,
+                                                 "--object", #"{"teams": [{"key": "frc1"}, {"key": "frc7332"}]}"#])
+        #expect(status == 0)
+        #expect(result == "true\n")
+    }
+
     @Test("eval prints true or false, and exits 1 on an evaluation error", arguments: [
         ("tags CONTAINS 'x'", #"{"tags": ["x", "y"]}"#, "true\n", Int32(0)),
         ("age BETWEEN {18, 65}", #"{"age": 70}"#, "false\n", 0),
