@@ -19,8 +19,9 @@ struct PredicateCommand: ParsableCommand {
           ferry predicate format '%K == %@' --args '["name", "Zoë"]'
           ferry predicate eval 'tags CONTAINS "x"' --object '{"tags": ["x", "y"]}'
           ferry predicate filterby 'count >= 3 AND name BEGINSWITH "A"'
+          ferry predicate split --cloudkit '(a == 1 OR b == 2) AND c > 3'
         """,
-        subcommands: [Check.self, Format.self, Eval.self, FilterBy.self]
+        subcommands: [Check.self, Format.self, Eval.self, FilterBy.self, Split.self]
     )
 }
 
@@ -42,6 +43,32 @@ struct PredicateInput: ParsableArguments {
     }
 }
 
+/// The CloudKit schema options shared by `check` and `split`.
+struct CloudKitSchemaOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A CloudKit schema (.ckdb) to check fields, types and indexes against.", valueName: "FILE"))
+    var schema: String?
+
+    @Option(name: .customLong("record-type"), help: "The record type queried (for --schema checks).")
+    var recordType: String?
+
+    /// The parsed schema, or `nil` without `--schema`.
+    func load() throws -> CloudKitSchema? {
+        guard let schema else { return nil }
+        let text = String(decoding: try InputFile(path: schema).readAll(limit: 64 << 20), as: UTF8.self)
+        do {
+            return try CloudKitSchema(parsing: text)
+        } catch {
+            throw CommandFailure(message: "\(schema):\(error.rendered())", exitCode: 1)
+        }
+    }
+}
+
+/// Writes CloudKit findings to stderr as `error: line:column: message [rule]` (and `warning: …`).
+func writeFindings(reasons: [CloudKitValidation.Finding], warnings: [CloudKitValidation.Finding] = []) {
+    for reason in reasons { StandardError.write("error: \(reason.span): \(reason.message) [\(reason.rule.rawValue)]\n") }
+    for warning in warnings { StandardError.write("warning: \(warning.span): \(warning.message) [\(warning.rule.rawValue)]\n") }
+}
+
 func parsePredicate(_ text: String, arguments: [JSONValue]?) throws -> RecordPredicate {
     do {
         return try RecordPredicate(parsing: text, arguments: arguments)
@@ -55,9 +82,18 @@ extension PredicateCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a predicate (exit 0 valid, 1 invalid); --cloudkit also checks what CKQuery accepts.",
             discussion: """
-            Diagnostics go to stderr; with --json a result object goes to stdout. With --batch, each
-            line of the input (a file, or - / nothing for stdin) is one predicate and each result is
-            one JSON line: {"line", "ok", "canonical", "cloudkit", "errors"}.
+            Diagnostics go to stderr as `error: line:column: message [rule]`; with --json a result
+            object goes to stdout. With --batch, each line of the input (a file, or - / nothing for
+            stdin) is one predicate and each result is one JSON line: {"line", "ok", "canonical",
+            "cloudkit": {"accepted", "reasons": [{"rule", "message", "line", "column"}], "warnings",
+            "filterBy", "split"}, "errors"}. "split" is the number of queries `ferry predicate split`
+            would rewrite a rejected predicate as, when it can.
+
+            Examples:
+              ferry predicate check --cloudkit 'ANY {"red", "green"} = favoriteColor'
+              ferry predicate check --cloudkit 'ANY relatedRecords IN %@' --args '[[…300 references…]]'
+              ferry predicate check --batch --cloudkit queries.txt
+              ferry predicate check --cloudkit --schema app.ckdb --record-type Message 'count > 3' --sort count
             """
         )
 
@@ -67,11 +103,7 @@ extension PredicateCommand {
         @Flag(help: "Also check the rules of CloudKit's query API.")
         var cloudkit = false
 
-        @Option(help: ArgumentHelp("A CloudKit schema (.ckdb) to check fields, types and indexes against.", valueName: "FILE"))
-        var schema: String?
-
-        @Option(name: .customLong("record-type"), help: "The record type queried (for --schema checks).")
-        var recordType: String?
+        @OptionGroup var cloudKitSchema: CloudKitSchemaOptions
 
         @Option(name: .customLong("sort"), help: "Sort keys the query will use (repeatable; need SORTABLE).")
         var sortKeys: [String] = []
@@ -90,7 +122,7 @@ extension PredicateCommand {
 
         func run() throws {
             let arguments = try input.arguments()
-            let parsedSchema = try loadSchema()
+            let parsedSchema = try cloudKitSchema.load()
             if batch {
                 let source = try InputFile(path: predicate ?? "-")
                 let text = String(decoding: try source.readAll(limit: 1 << 30), as: UTF8.self)
@@ -115,16 +147,6 @@ extension PredicateCommand {
             if result["ok"] != .bool(true) { throw CommandFailure(message: "", exitCode: 1) }
         }
 
-        private func loadSchema() throws -> CloudKitSchema? {
-            guard let schema else { return nil }
-            let text = String(decoding: try InputFile(path: schema).readAll(limit: 64 << 20), as: UTF8.self)
-            do {
-                return try CloudKitSchema(parsing: text)
-            } catch {
-                throw CommandFailure(message: "\(schema):\(error.rendered())", exitCode: 1)
-            }
-        }
-
         /// Checks one predicate; prints diagnostics to stderr unless producing JSON.
         private func check(_ text: String, arguments: [JSONValue]?, schema: CloudKitSchema?) -> JSONObject {
             var result = JSONObject()
@@ -142,6 +164,7 @@ extension PredicateCommand {
             var ok = true
             result.append(key: "canonical", value: .string(predicate.predicateFormat))
             if cloudkit || schema != nil {
+                let recordType = cloudKitSchema.recordType
                 let validation = predicate.validateForCloudKit(recordType: recordType, schema: schema, sortKeys: sortKeys)
                 if !validation.isAccepted { ok = false }
                 var cloud = JSONObject()
@@ -151,10 +174,18 @@ extension PredicateCommand {
                 if validation.isAccepted, let filter = try? predicate.cloudKitFilterBy() {
                     cloud.append(key: "filterBy", value: filter)
                 }
+                // A predicate rejected only for OR, NOT over a compound or long lists can be split.
+                var split: [RecordPredicate]?
+                if !validation.isAccepted {
+                    split = try? predicate.splitForCloudKit(.init(recordType: recordType, schema: schema))
+                    if let split { cloud.append(key: "split", value: .number(JSONNumber(Int64(split.count)))) }
+                }
                 result.append(key: "cloudkit", value: .object(cloud))
                 if !quiet {
-                    for reason in validation.reasons { StandardError.write("error: \(reason.span): \(reason.message) [\(reason.rule.rawValue)]\n") }
-                    for warning in validation.warnings { StandardError.write("warning: \(warning.span): \(warning.message) [\(warning.rule.rawValue)]\n") }
+                    writeFindings(reasons: validation.reasons, warnings: validation.warnings)
+                    if let split {
+                        StandardError.write("note: ferry predicate split --cloudkit rewrites it as \(split.count) quer\(split.count == 1 ? "y" : "ies") CloudKit accepts\n")
+                    }
                 }
             }
             result.members.insert(.init(key: "ok", value: .bool(ok)), at: 0)
@@ -247,13 +278,97 @@ extension PredicateCommand {
             let parsed = try parsePredicate(predicate, arguments: try input.arguments())
             let validation = parsed.validateForCloudKit()
             guard validation.isAccepted else {
-                for reason in validation.reasons { StandardError.write("error: \(reason.span): \(reason.message) [\(reason.rule.rawValue)]\n") }
+                writeFindings(reasons: validation.reasons)
                 throw CommandFailure(message: "", exitCode: 1)
             }
             do {
                 print(render(try parsed.cloudKitFilterBy()))
             } catch {
                 throw CommandFailure(message: error.rendered(), exitCode: 1)
+            }
+        }
+    }
+}
+
+extension PredicateCommand {
+    struct Split: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rewrite a predicate CloudKit rejects for OR or long lists as queries it accepts.",
+            discussion: """
+            Prints, one per line, the queries whose union of results is exactly the predicate's:
+            OR becomes one query per disjunct of the disjunctive normal form, NOT is pushed down to
+            single comparisons, and lists longer than --batch (x IN %@, ANY x IN %@, ANY %@ IN x,
+            ANY {…} = x) become batches of at most --batch values. Results of the queries can
+            overlap: merge them by recordName. With --json each line is the query's filterBy JSON.
+
+            Exits 1, naming every reason with its position and rule, when some part cannot be
+            rewritten into a form CloudKit accepts (e.g. NOT over an OR of ordering comparisons,
+            ENDSWITH), or when the split would need more than --max-queries queries.
+
+            Examples:
+              ferry predicate split --cloudkit '(a == 1 OR b == 2) AND c > 3'
+              ferry predicate split --cloudkit 'ANY %@ IN relatedRecords' --args '[[{"$reference": "r1"}, …]]'
+              ferry predicate split --cloudkit --batch 50 --json 'recordID IN %@ OR NOT (x == 1 AND y == 2)' --args '[[…]]'
+            """
+        )
+
+        @Argument(help: "The predicate.")
+        var predicate: String
+
+        @Flag(help: "Split for CloudKit's query rules (required: the only rules split knows).")
+        var cloudkit = false
+
+        @Option(help: ArgumentHelp("The most values one list may hold in a query (1…250).", valueName: "N"))
+        var batch = CloudKitValidation.recommendedListValues
+
+        @Option(name: .customLong("max-queries"), help: ArgumentHelp("Fail rather than print more queries than this.", valueName: "N"))
+        var maxQueries = 1000
+
+        @Flag(help: "Print each query's CloudKit Web Services filterBy JSON, one per line.")
+        var json = false
+
+        @OptionGroup var cloudKitSchema: CloudKitSchemaOptions
+
+        @OptionGroup var input: PredicateInput
+
+        func validate() throws {
+            guard cloudkit else { throw ValidationError("split needs --cloudkit (CloudKit's query rules are the only ones it splits for)") }
+            let limit = CloudKitValidation.maximumListValues
+            guard (1...limit).contains(batch) else {
+                throw ValidationError("--batch must be between 1 and \(limit) (CloudKit's limit of values per list), found \(batch)")
+            }
+            guard maxQueries >= 1 else { throw ValidationError("--max-queries must be at least 1, found \(maxQueries)") }
+        }
+
+        func run() throws {
+            let parsed = try parsePredicate(predicate, arguments: try input.arguments())
+            let configuration = CloudKitSplitter.Configuration(batchSize: batch, maximumQueries: maxQueries,
+                                                               recordType: cloudKitSchema.recordType, schema: try cloudKitSchema.load())
+            let queries: [RecordPredicate]
+            do {
+                queries = try parsed.splitForCloudKit(configuration)
+            } catch {
+                writeFindings(reasons: error.cloudKitReasons)
+                let message = error.cloudKitReasons.isEmpty ? error.rendered() : "cannot split this predicate into queries CloudKit accepts"
+                throw CommandFailure(message: message, exitCode: 1)
+            }
+            var lines: [String] = []
+            for query in queries {
+                if json {
+                    do {
+                        lines.append(render(try query.cloudKitFilterBy()))
+                    } catch {
+                        throw CommandFailure(message: "\(query.predicateFormat): \(error.message)", exitCode: 1)
+                    }
+                } else {
+                    lines.append(query.predicateFormat)
+                }
+            }
+            for line in lines { print(line) }
+            if queries.isEmpty {
+                StandardError.write("note: the predicate matches no record; no query is needed\n")
+            } else if queries.count > 1 {
+                StandardError.write("note: \(queries.count) queries; their results can overlap, so merge them by recordName\n")
             }
         }
     }

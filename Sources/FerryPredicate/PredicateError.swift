@@ -11,6 +11,9 @@ public struct PredicateError: Error, Hashable, Sendable, CustomStringConvertible
         case argument
         /// The predicate is well formed but cannot be evaluated (unlike types, unbound variable…).
         case evaluation
+        /// CloudKit would reject the predicate, and it has no filterBy form or cannot be split into
+        /// queries CloudKit accepts (``PredicateError/cloudKitReasons`` says why).
+        case cloudKit
     }
 
     /// The kind of failure.
@@ -27,6 +30,9 @@ public struct PredicateError: Error, Hashable, Sendable, CustomStringConvertible
     public var sourceLine: String?
     /// The column of ``span`` inside ``sourceLine`` (differs from `span.column` when shortened).
     public var sourceLineColumn: Int
+    /// With code ``Code-swift.enum/cloudKit``: every reason CloudKit would reject the predicate (or
+    /// a query split from it), each with its rule and position; ``span`` is the first one's.
+    public var cloudKitReasons: [CloudKitValidation.Finding] = []
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, expected: String? = nil, found: String? = nil,

@@ -106,6 +106,11 @@ extension PredicateExpression {
         if case .keyPath(let components) = self { components } else { nil }
     }
 
+    /// The key path component an unsubstituted `%K` leaves after a dot (`a.%K`, `$t.%K`), when
+    /// the text is parsed without arguments; such a path prints back as written and cannot be
+    /// compiled.
+    public static let keyPlaceholder = "%K"
+
     /// Seconds between 1970-01-01 and 2001-01-01 (Apple's reference date).
     public static let referenceDateOffset: Double = 978_307_200
 }

@@ -45,11 +45,111 @@ struct PredicateCommandTests {
         #expect(results[2]["cloudkit"]?["accepted"] == .bool(false))
     }
 
+    @Test("check --batch --cloudkit reads a file and reports each predicate with its rules and positions")
+    func batchFile() throws {
+        let path = scratchDirectory() + "/queries.txt"
+        try write("""
+        ANY { 'red', 'green' } = favoriteColor
+        age BETWEEN {0, {1, 10}}
+        (a == 1 OR b == 2) AND c > 3
+        name ENDSWITH 'x'
+        """, to: path)
+        let (code, out, _) = try runBinary(["predicate", "check", "--batch", "--cloudkit", path])
+        #expect(code == 1)
+        let results = try out.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        #expect(results.count == 4)
+        #expect(results.map { $0["cloudkit"]?["accepted"] } == [.bool(true), .bool(false), .bool(false), .bool(false)])
+        let rules = results.map { ($0["cloudkit"]?["reasons"]?.arrayValue ?? []).map { $0["rule"]?.stringValue ?? "?" } }
+        #expect(rules == [[], ["betweenBounds"], ["or"], ["unsupportedOperator"]])
+        #expect(results[1]["cloudkit"]?["reasons"]?.at(0)?["column"] == .number(JSONNumber(Int64(13))))
+        #expect(results[2]["cloudkit"]?["split"] == .number(JSONNumber(Int64(2))))
+        #expect(results[3]["cloudkit"]?["split"] == nil)
+        #expect(results[0]["cloudkit"]?["filterBy"]?.at(0)?["comparator"] == .string("IN"))
+    }
+
+    @Test("check --cloudkit says when split can rewrite a rejected predicate")
+    func checkSuggestsSplit() throws {
+        let (code, _, err) = try runBinary(["predicate", "check", "--cloudkit", "a == 1 OR b == 2"])
+        #expect(code == 1)
+        #expect(err.contains("error: 1:8: CloudKit does not support OR"))
+        #expect(err.contains("ferry predicate split --cloudkit rewrites it as 2 queries"))
+    }
+
+    @Test("split prints one query per disjunct of the normal form")
+    func splitDisjuncts() throws {
+        let (code, out, err) = try runBinary(["predicate", "split", "--cloudkit", "(a == 1 OR b == 2) AND c > 3"])
+        #expect(code == 0)
+        #expect(out == "a == 1 AND c > 3\nb == 2 AND c > 3\n")
+        #expect(err.contains("merge them by recordName"))
+    }
+
+    @Test("split batches 1,000 references into 10 queries of 100, as text or filterBy JSON")
+    func splitReferences() throws {
+        let arguments = "[[" + (0..<1000).map { #"{"$reference": "r\#($0)"}"# }.joined(separator: ", ") + "]]"
+        let (code, out, _) = try runBinary(["predicate", "split", "ANY %@ IN relatedRecords", "--cloudkit", "--batch", "100", "--args", arguments])
+        #expect(code == 0)
+        let lines = out.split(separator: "\n")
+        #expect(lines.count == 10)
+        #expect(lines.allSatisfy { $0.components(separatedBy: "CKReference").count - 1 == 100 && $0.hasSuffix(" IN relatedRecords") })
+        let (jsonCode, json, _) = try runBinary(["predicate", "split", "ANY %@ IN relatedRecords", "--cloudkit", "--json", "--args", arguments])
+        #expect(jsonCode == 0)
+        let filters = try json.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        #expect(filters.count == 10)
+        #expect(filters.allSatisfy { $0.at(0)?["comparator"] == .string("LIST_CONTAINS_ANY") && $0.at(0)?["fieldValue"]?["value"]?.arrayValue?.count == 100 })
+        #expect(filters[9].at(0)?["fieldValue"]?["value"]?.at(99)?["recordName"] == .string("r999"))
+    }
+
+    @Test("split exits 1 with every reason when a part has no CloudKit form", arguments: [
+        ("NOT (a > 1 OR b ENDSWITH 'x')", ["error: 1:1:", "[notOperand]", "error: 1:17:", "[unsupportedOperator]", "cannot split"]),
+        ("(a0 == 1 OR b0 == 2) AND (a1 == 1 OR b1 == 2) AND (a2 == 1 OR b2 == 2)", ["more than 4 queries"]),
+    ])
+    func splitRefuses(_ entry: (String, [String])) throws {
+        let (code, out, err) = try runBinary(["predicate", "split", "--cloudkit", "--max-queries", "4", entry.0])
+        #expect(code == 1)
+        #expect(out.isEmpty)
+        for fragment in entry.1 { #expect(err.contains(fragment), "\(err)") }
+    }
+
+    @Test("split needs --cloudkit and a batch size within CloudKit's limit (exit 2)", arguments: [
+        ["predicate", "split", "a == 1"],
+        ["predicate", "split", "--cloudkit", "--batch", "251", "a == 1"],
+        ["predicate", "split", "--cloudkit", "--batch", "0", "a == 1"],
+        ["predicate", "split", "--cloudkit", "--max-queries", "0", "a == 1"],
+    ])
+    func splitUsage(_ arguments: [String]) throws {
+        let (code, _, err) = try runBinary(arguments)
+        #expect(code == 2)
+        #expect(err.contains("Usage:"))
+    }
+
+    @Test("split --help shows examples, and a predicate matching nothing needs no query")
+    func splitHelpAndNothing() throws {
+        let (code, out, _) = try runBinary(["predicate", "split", "--help"])
+        #expect(code == 0)
+        #expect(out.contains("Examples:") && out.contains("--batch"))
+        let (none, text, err) = try runBinary(["predicate", "split", "--cloudkit", "a == 1 AND FALSEPREDICATE"])
+        #expect(none == 0)
+        #expect(text.isEmpty)
+        #expect(err.contains("no query is needed"))
+    }
+
     @Test("format substitutes %K and %@ arguments")
     func format() throws {
         let (code, out, _) = try runBinary(["predicate", "format", "%K == %@ AND %K IN %@", "--args", #"["team.key", "frc7332", "type", ["a", "b"]]"#])
         #expect(code == 0)
         #expect(out == "team.key == \"frc7332\" AND type IN {\"a\", \"b\"}\n")
+    }
+
+    @Test("format and eval substitute %K inside dotted key paths")
+    func keyPathArguments() throws {
+        let (code, out, _) = try runBinary(["predicate", "format", "ANY %K.%K == %@", "--args", #"["teams", "key", "frc7332"]"#])
+        #expect(code == 0)
+        #expect(out == "ANY teams.key == \"frc7332\"\n")
+        let (status, result, _) = try runBinary(["predicate", "eval", "SUBQUERY(%K, $t, $t.%K == %@).@count > 0",
+                                                 "--args", #"["teams", "key", "frc7332"]"#,
+                                                 "--object", #"{"teams": [{"key": "frc1"}, {"key": "frc7332"}]}"#])
+        #expect(status == 0)
+        #expect(result == "true\n")
     }
 
     @Test("eval prints true or false, and exits 1 on an evaluation error", arguments: [
@@ -123,5 +223,13 @@ struct GzipConvertTests {
         try Data(bytes).write(to: URL(fileURLWithPath: dir + "/bad.gz"))
         #expect(Ferry.execute(["convert", dir + "/bad.gz", dir + "/out.ndjson", "--quiet"]) == 1)
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.ndjson"))
+    }
+}
+
+extension JSONValue {
+    /// The element at `index` of an array, or `nil`.
+    fileprivate func at(_ index: Int) -> JSONValue? {
+        guard let items = arrayValue, items.indices.contains(index) else { return nil }
+        return items[index]
     }
 }

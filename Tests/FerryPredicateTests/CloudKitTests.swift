@@ -89,7 +89,53 @@ struct CloudKitTests {
         ("ANY tags > 1", .unsupportedForm, 10),
         ("a TOKENMATCHES 'x'", .tokenMatches, 3),
         ("1 == 1", .fieldToField, 3),
+        ("{'a', 'b'} IN tags", .unsupportedForm, 1),
+        ("ANY tags == {'a', 'b'}", .unsupportedForm, 13),
+        ("ANY tags CONTAINS {'a'}", .unsupportedForm, 19),
+        ("tags CONTAINS {'a'}", .unsupportedForm, 15),
+        ("ANY 'a' = tags", .unsupportedForm, 1),
+        ("ANY 'a' IN tags", .unsupportedForm, 1),
+        ("{1, 2} CONTAINS age", .unsupportedForm, 8),
+        ("ANY tags IN 'abc'", .stringContains, 10),
+        ("ANY tags IN 5", .unsupportedForm, 13),
+        ("age IN 5", .unsupportedForm, 8),
+        ("age BETWEEN 25", .betweenBounds, 13),
+        ("age BETWEEN {1, 2, 3}", .betweenBounds, 13),
+        ("age BETWEEN {nil, 3}", .betweenBounds, 13),
+        ("age BETWEEN {0, {1, 10}}", .betweenBounds, 13),
+        ("ALL tokenize(5, 'Cdl') IN allTokens", .tokenMatches, 1),
+        ("ALL tags IN {\((0..<251).map(String.init).joined(separator: ", "))}", .allOrNone, 1),
     ]
+
+    @Test("A rejected comparison with the constant on the left suggests the field-first spelling")
+    func mirroredHint() throws {
+        let validation = try RecordPredicate(parsing: "1 < count").validateForCloudKit()
+        #expect(validation.reasons.first?.message.hasSuffix("(write count > 1)") == true, "\(validation.reasons)")
+    }
+
+    /// Every form that carries a list of values; `%@` is the list.
+    static let listForms = [
+        "x IN %@", "ANY x IN %@", "ANY %@ IN x", "%@ IN x", "ANY %@ = x", "NOT x IN %@", "NOT ANY x IN %@",
+        "NOT ANY %@ IN x", "%@ CONTAINS x", "x CONTAINS %@", "ANY x == %@", "x == %@", "ALL x IN %@",
+    ]
+
+    static var listLimitCases: [(String, Int)] {
+        listForms.flatMap { form in [100, 101, 250, 251, 1000].map { (form, $0) } }
+    }
+
+    @Test("Every form that carries a list is rejected above 250 values and warned about above 100", arguments: listLimitCases)
+    func listLimit(_ entry: (String, Int)) throws {
+        let values: [JSONValue] = (0..<entry.1).map { .number(JSONNumber(Int64($0))) }
+        let validation = try RecordPredicate(parsing: entry.0, arguments: [.array(values)]).validateForCloudKit()
+        let rejected = validation.reasons.filter { $0.rule == .inListTooLong }
+        let warned = validation.warnings.filter { $0.rule == .inListTooLong }
+        #expect(rejected.count == (entry.1 > 250 ? 1 : 0), "\(validation.reasons)")
+        #expect(warned.count == (entry.1 > 100 && entry.1 <= 250 ? 1 : 0), "\(validation.warnings)")
+        if let reason = rejected.first {
+            #expect(reason.message.contains("this one has \(entry.1)"))
+            #expect(reason.span.line == 1 && reason.span.column > 0)
+        }
+    }
 
     @Test("CloudKit rejects each unsupported form with its rule and position", arguments: rejected)
     func rejects(_ entry: (String, CloudKitValidation.Rule, Int)) throws {
@@ -213,6 +259,14 @@ struct CloudKitTests {
         ("Message", "'a' IN text", .typeMismatch),
         ("Message", "distanceToLocation:fromLocation:(text, %@) < 5", .typeMismatch),
         ("Message", "modificationDate > %@", .notSortable),
+        ("Message", "ANY {'a'} = tags", .typeMismatch),
+        ("Message", "ANY {'a'} IN text", .typeMismatch),
+        ("Message", "ANY text == 'a'", .typeMismatch),
+        ("Message", "ANY tags IN {'a', 'b'}", nil),
+        ("Message", "ANY {'a', 'b'} = text", nil),
+        ("Message", "ANY {'a', 'b'} IN tags", nil),
+        ("Message", "ANY {1, 2} = count", nil),
+        ("Message", "ANY {'a', 2} = count", .typeMismatch),
         ("Users", "roles CONTAINS 1", .usersType),
         ("Nope", "a == 1", .unknownRecordType),
         ("Bare", "TRUEPREDICATE", .notQueryable),
@@ -269,6 +323,13 @@ struct CloudKitTests {
          #"[{"comparator":"GREATER_THAN","systemFieldName":"createdTimestamp","fieldValue":{"value":1714564800000,"type":"TIMESTAMP"}}]"#),
         ("recordID == %@", #"[{"$reference": "r1"}]"#,
          #"[{"comparator":"EQUALS","systemFieldName":"recordName","fieldValue":{"value":{"recordName":"r1","action":"NONE"},"type":"REFERENCE"}}]"#),
+        ("ANY {'a', 'b'} = name", nil, #"[{"comparator":"IN","fieldName":"name","fieldValue":{"value":["a","b"],"type":"STRING_LIST"}}]"#),
+        ("ANY tags IN {'a', 'b'}", nil,
+         #"[{"comparator":"LIST_CONTAINS_ANY","fieldName":"tags","fieldValue":{"value":["a","b"],"type":"STRING_LIST"}}]"#),
+        ("ANY %@ IN refs", #"[[{"$reference": "r1"}, {"$reference": "r2"}]]"#,
+         #"[{"comparator":"LIST_CONTAINS_ANY","fieldName":"refs","fieldValue":{"value":[{"recordName":"r1","action":"NONE"},{"recordName":"r2","action":"NONE"}],"type":"REFERENCE_LIST"}}]"#),
+        ("ALL tokenize('ferry boat', 'Cdl') IN allTokens", nil,
+         #"[{"comparator":"CONTAINS_ALL_TOKENS","fieldName":"allTokens","fieldValue":{"value":"ferry boat","type":"STRING"}}]"#),
         ("author == %@ AND count > 1", #"[{"$reference": "u1"}]"#,
          #"[{"comparator":"EQUALS","fieldName":"author","fieldValue":{"value":{"recordName":"u1","action":"NONE"},"type":"REFERENCE"}},{"comparator":"GREATER_THAN","fieldName":"count","fieldValue":{"value":1,"type":"INT64"}}]"#),
     ]
@@ -285,5 +346,18 @@ struct CloudKitTests {
     func filterByRejects(_ text: String) throws {
         let predicate = try RecordPredicate(parsing: text)
         #expect(throws: PredicateError.self) { try predicate.cloudKitFilterBy() }
+    }
+
+    @Test("A predicate CloudKit rejects has no filterBy form, and the error names every reason")
+    func filterByReasons() throws {
+        let predicate = try RecordPredicate(parsing: "a.b == 1 OR c ENDSWITH 'x'")
+        do {
+            _ = try predicate.cloudKitFilterBy()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .cloudKit)
+            #expect(Set(error.cloudKitReasons.map(\.rule)) == [.or, .keyPath, .unsupportedOperator])
+            #expect(error.span.isKnown)
+        }
     }
 }

@@ -350,7 +350,25 @@ enum EvalTable {
         EvalCase("name MATCHES '('", nil),
     ]
 
+    /// `%K` arguments inside dotted key paths evaluate as the key path written out.
+    static let keyPathArguments: [EvalCase] = [
+        EvalCase("%K.%K CONTAINS[c] NULL", false, args: #"["address", "city"]"#),
+        EvalCase("%K.%K CONTAINS[c] %@", true, args: #"["address", "city", "ZÜR"]"#),
+        EvalCase("%K.%K ==[c] %@", false, args: #"["address", "zip", "8002"]"#),
+        EvalCase("%K.%K.%K > 47", true, args: #"["address", "geo", "lat"]"#),
+        EvalCase("%K.%K > 47", true, args: #"["address.geo", "lat"]"#),
+        EvalCase("address.%K == %@", true, args: #"["zip", "8001"]"#),
+        EvalCase("%K.city == %@", true, args: #"["address", "Zürich"]"#),
+        EvalCase("ANY %K.%K == %@", true, args: #"["items", "name", "b"]"#),
+        EvalCase("ANY %K.%K == %@", false, args: #"["items", "name", "z"]"#),
+        EvalCase("SUBQUERY(%K, $t, $t.%K > %@).@count == 2", true, args: #"["items", "price", 6]"#),
+        EvalCase("SUBQUERY(%K, $t, $t.%K == %@).@count > 0", false, args: #"["items", "qty", 5]"#),
+        EvalCase("%K.%K.@sum == 35", true, args: #"["items", "price"]"#),
+        EvalCase("%K.%K == 1", nil),
+    ]
+
     static var all: [EvalCase] {
         equality + ordering + between + strings + membership + quantifiers + collections + functions + compounds
+            + keyPathArguments
     }
 }

@@ -463,6 +463,38 @@ enum ParseTable {
         .bad("a == %@", "record name", args: #"[{"$reference": 5}]"#),
     ]
 
+    /// `%K` as a component of a longer key path: each `%K` is replaced by its key path where it is
+    /// written (`%K.%K`, `%K.name`, `a.%K`, `$t.%K`), and the canonical text is the substituted key
+    /// path, as Apple prints it (reference: Canonical text, `%K`/`%@` printing).
+    static let keyPathArguments: [ParseCase] = [
+        .ok("%K.%K CONTAINS[c] NULL", "address.city CONTAINS[c] nil", args: #"["address", "city"]"#),
+        .ok("ANY %K.%K == %@", #"ANY items.name == "a""#, args: #"["items", "name", "a"]"#),
+        .ok("SUBQUERY(%K, $t, $t.%K == %@).@count > 0", #"SUBQUERY(items, $t, $t.name == "b").@count > 0"#,
+            args: #"["items", "name", "b"]"#),
+        .ok("%K.name == 1", "team.name == 1", args: #"["team"]"#),
+        .ok("a.%K == 1", "a.b == 1", args: #"["b"]"#),
+        .ok("a.%K == 1", "a.b.c == 1", args: #"["b.c"]"#),
+        .ok("%K.%K == 1", "a.b.c.d == 1", args: #"["a.b", "c.d"]"#),
+        .ok("%K.%K.%K == 1", "a.b.c == 1", args: #"["a", "b", "c"]"#),
+        .ok("$t.%K == 1", "$t.key == 1", args: #"["key"]"#),
+        .ok("%K.@count > 1", "tags.@count > 1", args: #"["tags"]"#),
+        .ok("a.%K == 1", "a.#first == 1", args: #"["first"]"#),
+        .ok("a.%K.c == 1", "a.b.c == 1", args: #"["b"]"#),
+        .ok("a[0].%K == 1", "a[0].b == 1", args: #"["b"]"#),
+        .ok("SUBQUERY(%K, $t, $t.%K.%K == %@).@count == %d", #"SUBQUERY(teams, $t, $t.coach.name == "Ann").@count == 2"#,
+            args: #"["teams", "coach", "name", "Ann", 2]"#),
+        .ok("%K.%K CONTAINS[c] NULL", "%K.%K CONTAINS[c] nil"),
+        .ok("ANY %K.%K == %@", "ANY %K.%K == %@"),
+        .ok("a.%K == %@", "a.%K == %@"),
+        .ok("%K.name == 1", "%K.name == 1"),
+        .ok("SUBQUERY(%K, $t, $t.%K == %@).@count > 0", "SUBQUERY(%K, $t, $t.%K == %@).@count > 0"),
+        .bad("a.%K == 1", "key path string", args: "[1]"),
+        .bad("a.%K == 1", "empty component", args: #"["b..c"]"#),
+        .bad("a.%K == 1", "found only 0", args: "[]"),
+        .bad("a.%@ == 1", "%K stands for a key"),
+        .bad("a.%d == 1", "%K stands for a key"),
+    ]
+
     /// Positions: the column of the error (1-based, in characters).
     static let positions: [(String, Int, Int)] = [
         ("a == ", 1, 6),
@@ -478,5 +510,6 @@ enum ParseTable {
 
     static var all: [ParseCase] {
         operators + literals + compounds + quantifiers + keyPaths + arithmetic + functions + placeholders + arguments
+            + keyPathArguments
     }
 }

@@ -108,6 +108,33 @@ struct ParserTests {
         #expect(first.span.column == 10)
     }
 
+    /// `%K` inside a dotted key path, with arguments, and the same key path written out.
+    static let keyPathArgumentTrees: [(String, String, String)] = [
+        ("%K.%K CONTAINS[c] NULL", #"["address", "city"]"#, "address.city CONTAINS[c] NULL"),
+        ("ANY %K.%K == %@", #"["items", "name", "a"]"#, "ANY items.name == 'a'"),
+        ("SUBQUERY(%K, $t, $t.%K == %@).@count > 0", #"["items", "name", "b"]"#, "SUBQUERY(items, $t, $t.name == 'b').@count > 0"),
+        ("%K.name == 1", #"["team"]"#, "team.name == 1"),
+        ("a.%K == 1", #"["b.c"]"#, "a.b.c == 1"),
+        ("$t.%K == 1", #"["key"]"#, "$t.key == 1"),
+    ]
+
+    @Test("A %K key path parses to the same tree as the key path written out", arguments: keyPathArgumentTrees)
+    func keyPathArgumentTree(_ entry: (String, String, String)) throws {
+        let substituted = try RecordPredicate(parsing: entry.0, arguments: parseArguments(entry.1))
+        #expect(substituted == (try RecordPredicate(parsing: entry.2)))
+    }
+
+    @Test("A bad %K argument after a dot is reported at that %K")
+    func keyPathArgumentPosition() {
+        do {
+            _ = try RecordPredicate(parsing: "a.b == 1 AND c.%K == 2", arguments: [.number(JSONNumber(Int64(1)))])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .argument)
+            #expect(error.line == 1 && error.column == 16, "\(error)")
+        }
+    }
+
     @Test("Expressions parse on their own")
     func expressionParsing() throws {
         let expression = try PredicateExpression(parsing: "items.@sum.price * 2")

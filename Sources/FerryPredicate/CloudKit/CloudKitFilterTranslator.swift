@@ -30,13 +30,13 @@ struct CloudKitFilterTranslator {
         switch predicate {
         case .constant(true): break
         case .constant(false):
-            throw PredicateError(.argument, "FALSEPREDICATE has no CloudKit filter form (skip the query instead)")
+            throw PredicateError(.cloudKit, "FALSEPREDICATE has no CloudKit filter form (skip the query instead)")
         case .and(let operands, _):
             for operand in operands { try visit(operand) }
         case .comparison(let comparison): try leaf(comparison, negated: false)
         case .not(.comparison(let comparison), _): try leaf(comparison, negated: true)
         default:
-            throw PredicateError(.argument, "this predicate has no CloudKit filter form; run check --cloudkit for the reasons")
+            throw PredicateError(.cloudKit, "this predicate has no CloudKit filter form; run check --cloudkit for the reasons")
         }
     }
 
@@ -56,14 +56,17 @@ struct CloudKitFilterTranslator {
 
     private mutating func leaf(_ c: PredicateComparison, negated: Bool) throws(PredicateError) {
         guard let kind = CloudKitValidator.kind(of: c) else {
-            throw PredicateError(.argument, "\(RecordPredicate.comparison(c)) has no CloudKit filter form; run check --cloudkit for the reasons")
+            throw PredicateError(.cloudKit, "\(RecordPredicate.comparison(c)) has no CloudKit filter form; run check --cloudkit for the reasons")
         }
         switch kind {
         case .fullText:
-            guard case .string(let words) = c.right else { throw unsubstituted() }
+            let isTokenize = CloudKitValidator.isTokenizeSearch(c)
+            var text = c.right
+            if isTokenize, case .function(_, let arguments) = c.left { text = arguments[0] }
+            guard case .string(let words) = text else { throw unsubstituted() }
             tokens.append(words)
             tokenLeaves += 1
-            if c.operator == .tokenMatches { allTokens = true }
+            if c.operator == .tokenMatches || isTokenize { allTokens = true }
         case .location:
             guard case .function(_, let args) = c.left, case .keyPath(let path) = args[0],
                   case .location(let lat, let lon) = args[1], let radius = c.right.numberValue else { throw unsubstituted() }
@@ -97,11 +100,10 @@ struct CloudKitFilterTranslator {
             }
         case .listContains:
             let (field, constant) = try fieldAndConstant(c)
-            if c.quantifier == .any, c.operator == .in {
-                add(negated ? "NOT_LIST_CONTAINS_ANY" : "LIST_CONTAINS_ANY", field: field, value: try typed(constant, system: false))
-            } else {
-                add(negated ? "NOT_LIST_CONTAINS" : "LIST_CONTAINS", field: field, value: try typed(constant, system: false))
-            }
+            add(negated ? "NOT_LIST_CONTAINS" : "LIST_CONTAINS", field: field, value: try typed(constant, system: false))
+        case .listContainsAny:
+            let (field, constant) = try fieldAndConstant(c)
+            add(negated ? "NOT_LIST_CONTAINS_ANY" : "LIST_CONTAINS_ANY", field: field, value: try typed(constant, system: false))
         case .listBeginsWith:
             let (field, constant) = try fieldAndConstant(c)
             add(negated ? "NOT_LIST_MEMBER_BEGINS_WITH" : "LIST_MEMBER_BEGINS_WITH", field: field, value: try typed(constant, system: false))
@@ -149,37 +151,5 @@ struct CloudKitFilterTranslator {
         default:
             throw unsubstituted()
         }
-    }
-}
-
-extension RecordPredicate {
-    /// Checks this predicate against what CloudKit's `CKQuery` accepts: every reason it would be
-    /// rejected, with its position and rule, plus warnings (undocumented options, CloudKit's
-    /// case-insensitive string equality).
-    ///
-    /// - Parameters:
-    ///   - recordType: the queried record type (`Users` cannot be queried); with a schema it
-    ///     selects the fields to check.
-    ///   - schema: a parsed `.ckdb` schema: fields must exist, types must fit, and the needed
-    ///     QUERYABLE / SORTABLE / SEARCHABLE indexes must exist.
-    ///   - sortKeys: fields the query sorts by (each needs SORTABLE).
-    public func validateForCloudKit(recordType: String? = nil, schema: CloudKitSchema? = nil,
-                                    sortKeys: [String] = []) -> CloudKitValidation {
-        var validator = CloudKitValidator(recordType: recordType, schema: schema)
-        validator.validate(self, sortKeys: sortKeys)
-        return CloudKitValidation(reasons: validator.reasons, warnings: validator.warnings)
-    }
-
-    /// The CKWS `query.filterBy` array for this predicate (`[]` for TRUEPREDICATE).
-    ///
-    /// - Throws: ``PredicateError`` when CloudKit would reject the predicate (the message names
-    ///   the first reason) or format specifiers remain unsubstituted.
-    public func cloudKitFilterBy() throws(PredicateError) -> JSONValue {
-        let validation = validateForCloudKit()
-        if let first = validation.reasons.first {
-            throw PredicateError(.argument, "CloudKit would reject this predicate: \(first.message)", span: first.span)
-        }
-        var translator = CloudKitFilterTranslator()
-        return try translator.translate(self)
     }
 }

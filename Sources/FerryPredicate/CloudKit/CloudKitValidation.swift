@@ -24,7 +24,8 @@ public struct CloudKitValidation: Hashable, Sendable {
         case systemKey
         /// Names must match `[a-zA-Z][a-zA-Z0-9_]*`.
         case nameFormat
-        /// IN lists hold at most 250 values.
+        /// A list of values (`x IN %@`, `ANY x IN %@`, `ANY %@ IN x`, `ANY {…} = x`, their NOT forms)
+        /// holds at most 250 values; above 100 is a warning.
         case inListTooLong
         /// distanceToLocation:fromLocation: only with `<` or `<=` (inside a circle).
         case distanceDirection
@@ -34,6 +35,11 @@ public struct CloudKitValidation: Hashable, Sendable {
         case unsupportedForm
         /// TOKENMATCHES must be `allTokens TOKENMATCHES[cdl] constant`.
         case tokenMatches
+        /// BETWEEN needs two single-value bounds `{low, high}`.
+        case betweenBounds
+        /// `ANY list CONTAINS value` is documented as list membership, but in memory it tests each
+        /// element for a substring (warning).
+        case quantifiedContains
         /// Comparison options such as `[c]` are undocumented for CloudKit (warning).
         case undocumentedOptions
         /// CloudKit compares strings case-insensitively (note).
@@ -85,6 +91,14 @@ public struct CloudKitValidation: Hashable, Sendable {
 
     /// Whether CloudKit would accept the predicate.
     public var isAccepted: Bool { reasons.isEmpty }
+
+    /// The most values one list may hold: CloudKit fails above it with "Query filter exceeds the
+    /// limit of values: 250".
+    public static let maximumListValues = 250
+
+    /// The list size users batch at, and above which a list is warned about: CloudKit's servers
+    /// have been seen failing from about 200 values.
+    public static let recommendedListValues = 100
 
     /// Creates a result.
     public init(reasons: [Finding] = [], warnings: [Finding] = []) {

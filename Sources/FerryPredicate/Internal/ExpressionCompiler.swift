@@ -19,8 +19,10 @@ struct ExpressionCompiler {
         case .evaluatedObject:
             return { record, context in context.pointee.evaluatedObject(record.pointee) }
         case .keyPath(let components):
+            try Self.requireSubstituted(components)
             return try compileKeyPath(components)
         case .member(let base, let components):
+            try Self.requireSubstituted(components)
             let baseFunction = try compile(base)
             let walk = try KeyPathWalk(components)
             return { record, context throws(PredicateError) in try walk.apply(to: baseFunction(record, context)) }
@@ -42,8 +44,7 @@ struct ExpressionCompiler {
         case .assignment(_, let value):
             return try compile(value)
         case .placeholder(let text):
-            throw PredicateError(.argument, "the predicate still has the format specifier \(text); give arguments to substitute it",
-                                 expected: "a format argument for \(text)", found: "none")
+            throw Self.unsubstituted(text)
         case .arithmetic(let op, let left, let right):
             let l = try compile(left), r = try compile(right)
             return { record, context throws(PredicateError) in try Arithmetic.apply(op, l(record, context), r(record, context)) }
@@ -94,6 +95,16 @@ struct ExpressionCompiler {
             let inner = try compile(value)
             return { record, context throws(PredicateError) in try Arithmetic.cast(inner(record, context), to: type) }
         }
+    }
+
+    static func unsubstituted(_ specifier: String) -> PredicateError {
+        PredicateError(.argument, "the predicate still has the format specifier \(specifier); give arguments to substitute it",
+                       expected: "a format argument for \(specifier)", found: "none")
+    }
+
+    /// Throws when a key path still holds an unsubstituted `%K` (`a.%K` parsed without arguments).
+    static func requireSubstituted(_ components: [String]) throws(PredicateError) {
+        if components.contains(PredicateExpression.keyPlaceholder) { throw unsubstituted(PredicateExpression.keyPlaceholder) }
     }
 
     /// A key path from the evaluated object; the first key is resolved to a system key or field

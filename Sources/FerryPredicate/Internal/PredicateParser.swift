@@ -361,25 +361,32 @@ struct PredicateParser {
         while true {
             if isPunct(.dot) {
                 advance()
-                let component: String
+                let added: [String]
                 switch current.kind {
-                case .identifier(let name, _): component = name
-                case .atName(let name): component = name
+                case .identifier(let name, _): added = [name]; advance()
+                case .atName(let name): added = [name]; advance()
+                case .specifier("%K"):
+                    let span = current.span
+                    advance()
+                    added = try keyPathArgument(at: span)
+                case .specifier(let specifier):
+                    throw PredicateError.expected("a key after '.' (%K stands for a key, \(specifier) for a value)",
+                                                  found: current.described, at: current.span)
                 case .keyword(let keyword):
                     throw PredicateError.expected("a key (write #\(keyword.rawValue.lowercased()) for a key named like a reserved word)",
                                                   found: current.described, at: current.span)
                 default:
                     throw PredicateError.expected("a key after '.'", found: current.described, at: current.span)
                 }
-                advance()
+                if added.isEmpty { continue }
                 switch base {
-                case .keyPath(let components): base = .keyPath(components + [component])
-                case .evaluatedObject: base = .keyPath([component])
-                case .member(let inner, let components): base = .member(inner, components + [component])
+                case .keyPath(let components): base = .keyPath(components + added)
+                case .evaluatedObject: base = .keyPath(added)
+                case .member(let inner, let components): base = .member(inner, components + added)
                 default:
                     try enter()
                     levels += 1
-                    base = .member(base, [component])
+                    base = .member(base, added)
                 }
             } else if isPunct(.leftBracket) {
                 try enter()
@@ -548,6 +555,16 @@ struct PredicateParser {
     }
 
     // MARK: - Format arguments
+
+    /// The key path components a `%K` written after a dot stands for: its argument split at dots
+    /// (`SELF` adds nothing), or the unsubstituted `%K` when parsing without arguments.
+    private mutating func keyPathArgument(at span: SourceSpan) throws(PredicateError) -> [String] {
+        switch try substitute("%K", at: span) {
+        case .keyPath(let components): return components
+        case .evaluatedObject: return []
+        default: return [PredicateExpression.keyPlaceholder]
+        }
+    }
 
     private mutating func substitute(_ specifier: String, at span: SourceSpan) throws(PredicateError) -> PredicateExpression {
         guard let arguments else { return .placeholder(specifier) }
