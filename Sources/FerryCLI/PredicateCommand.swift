@@ -9,8 +9,8 @@ struct PredicateCommand: ParsableCommand {
         commandName: "predicate",
         abstract: "Check, format, evaluate and translate NSPredicate format strings.",
         discussion: """
-        Ferry parses the whole NSPredicate format-string language, prints Apple's canonical text,
-        evaluates predicates on records or JSON, and says before any network call what CloudKit's
+        Ferry parses the whole NSPredicate format-string language, prints Apple's canonical text, \
+        evaluates predicates on records or JSON, and says before any network call what CloudKit's \
         query API would reject. See Docs/PredicateLanguage.md.
 
         Examples:
@@ -55,8 +55,8 @@ extension PredicateCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a predicate (exit 0 valid, 1 invalid); --cloudkit also checks what CKQuery accepts.",
             discussion: """
-            Diagnostics go to stderr; with --json a result object goes to stdout. With --batch, each
-            line of the input (a file, or - / nothing for stdin) is one predicate and each result is
+            Diagnostics go to stderr; with --json a result object goes to stdout. With --batch, each \
+            line of the input (a file, or - / nothing for stdin) is one predicate and each result is \
             one JSON line: {"line", "ok", "canonical", "cloudkit", "errors"}.
             """
         )
@@ -180,8 +180,8 @@ extension PredicateCommand {
         static let configuration = CommandConfiguration(
             abstract: "Evaluate a predicate on a JSON object or a record: prints true or false.",
             discussion: """
-            The object may be a CloudKit record dictionary (keys name fields; system keys such as
-            recordType and creationDate work) or any JSON object (key paths walk nested objects).
+            The object may be a CloudKit record dictionary (keys name fields; system keys such as \
+            recordType and creationDate work) or any JSON object (key paths walk nested objects). \
             Typed values: {"$date": "2024-05-01T12:00:00Z"}, {"$reference": "name"}, {"$location": [lat, lon]}.
             """
         )
