@@ -12,14 +12,14 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert records between formats, filtering and projecting on the way.",
         discussion: """
-        INPUT may be a file, a folder (every file in it, by name), or - for standard input; OUTPUT a
-        file or - for standard output. gzip-compressed inputs are recognized by their content;
-        an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to. Inputs may
-        be NDJSON (one record dictionary per line) or saved CloudKit Web Services responses
+        INPUT may be a file, a folder (every file in it, by name), or - for standard input; OUTPUT a \
+        file or - for standard output. gzip-compressed inputs are recognized by their content; \
+        an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to. Inputs may \
+        be NDJSON (one record dictionary per line) or saved CloudKit Web Services responses \
         ({"records": [...]}), one per line or pretty-printed.
 
-        Output is written to a temporary file and renamed into place only on success: a failed run
-        leaves no partial output. A one-line summary goes to stderr (--quiet silences it; --json
+        Output is written to a temporary file and renamed into place only on success: a failed run \
+        leaves no partial output. A one-line summary goes to stderr (--quiet silences it; --json \
         prints it as JSON, on stdout unless OUTPUT is -, then on stderr).
 
         Examples:

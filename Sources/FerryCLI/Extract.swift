@@ -7,10 +7,10 @@ struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write an archive's members (manifest, records, change logs, assets) into a folder, safely.",
         discussion: """
-        Nothing is ever written outside DIRECTORY: absolute paths, .. components, links, devices
-        and FIFOs are refused, an existing symlink on the way to a member stops extraction, and
-        decompression bombs are stopped by the ratio and size limits. Each file is written under a
-        temporary name and renamed into place only after its size and SHA-256 match the manifest.
+        Nothing is ever written outside DIRECTORY: absolute paths, .. components, links, devices \
+        and FIFOs are refused, an existing symlink on the way to a member stops extraction, and \
+        decompression bombs are stopped by the ratio and size limits. Each file is written under a \
+        temporary name and renamed into place only after its size and SHA-256 match the manifest. \
         On a bad member, extraction stops with exit 1; members before it stay extracted.
 
         Examples:

@@ -12,9 +12,9 @@ struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what records a dataset holds: zones, types, fields, time span, size.",
         discussion: """
-        Counts records per zone and type, lists every field with the types it was seen with and how
-        often it occurs, the time span of created and modified, and the bytes read. Inputs may be
-        NDJSON, XML or gzip-compressed; for an archive, its manifest is shown (zones, counts,
+        Counts records per zone and type, lists every field with the types it was seen with and how \
+        often it occurs, the time span of created and modified, and the bytes read. Inputs may be \
+        NDJSON, XML or gzip-compressed; for an archive, its manifest is shown (zones, counts, \
         change tokens, schema, members) without reading its records — `ferry verify` checks them.
 
         Examples:

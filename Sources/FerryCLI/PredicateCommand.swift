@@ -9,8 +9,8 @@ struct PredicateCommand: ParsableCommand {
         commandName: "predicate",
         abstract: "Check, format, evaluate and translate NSPredicate format strings.",
         discussion: """
-        Ferry parses the whole NSPredicate format-string language, prints Apple's canonical text,
-        evaluates predicates on records or JSON, and says before any network call what CloudKit's
+        Ferry parses the whole NSPredicate format-string language, prints Apple's canonical text, \
+        evaluates predicates on records or JSON, and says before any network call what CloudKit's \
         query API would reject. See Docs/PredicateLanguage.md.
 
         Examples:
@@ -82,11 +82,11 @@ extension PredicateCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a predicate (exit 0 valid, 1 invalid); --cloudkit also checks what CKQuery accepts.",
             discussion: """
-            Diagnostics go to stderr as `error: line:column: message [rule]`; with --json a result
-            object goes to stdout. With --batch, each line of the input (a file, or - / nothing for
-            stdin) is one predicate and each result is one JSON line: {"line", "ok", "canonical",
-            "cloudkit": {"accepted", "reasons": [{"rule", "message", "line", "column"}], "warnings",
-            "filterBy", "split"}, "errors"}. "split" is the number of queries `ferry predicate split`
+            Diagnostics go to stderr as `error: line:column: message [rule]`; with --json a result \
+            object goes to stdout. With --batch, each line of the input (a file, or - / nothing for \
+            stdin) is one predicate and each result is one JSON line: {"line", "ok", "canonical", \
+            "cloudkit": {"accepted", "reasons": [{"rule", "message", "line", "column"}], "warnings", \
+            "filterBy", "split"}, "errors"}. "split" is the number of queries `ferry predicate split` \
             would rewrite a rejected predicate as, when it can.
 
             Examples:
@@ -211,8 +211,8 @@ extension PredicateCommand {
         static let configuration = CommandConfiguration(
             abstract: "Evaluate a predicate on a JSON object or a record: prints true or false.",
             discussion: """
-            The object may be a CloudKit record dictionary (keys name fields; system keys such as
-            recordType and creationDate work) or any JSON object (key paths walk nested objects).
+            The object may be a CloudKit record dictionary (keys name fields; system keys such as \
+            recordType and creationDate work) or any JSON object (key paths walk nested objects). \
             Typed values: {"$date": "2024-05-01T12:00:00Z"}, {"$reference": "name"}, {"$location": [lat, lon]}.
             """
         )
@@ -295,14 +295,14 @@ extension PredicateCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rewrite a predicate CloudKit rejects for OR or long lists as queries it accepts.",
             discussion: """
-            Prints, one per line, the queries whose union of results is exactly the predicate's:
-            OR becomes one query per disjunct of the disjunctive normal form, NOT is pushed down to
-            single comparisons, and lists longer than --batch (x IN %@, ANY x IN %@, ANY %@ IN x,
-            ANY {…} = x) become batches of at most --batch values. Results of the queries can
+            Prints, one per line, the queries whose union of results is exactly the predicate's: \
+            OR becomes one query per disjunct of the disjunctive normal form, NOT is pushed down to \
+            single comparisons, and lists longer than --batch (x IN %@, ANY x IN %@, ANY %@ IN x, \
+            ANY {…} = x) become batches of at most --batch values. Results of the queries can \
             overlap: merge them by recordName. With --json each line is the query's filterBy JSON.
 
-            Exits 1, naming every reason with its position and rule, when some part cannot be
-            rewritten into a form CloudKit accepts (e.g. NOT over an OR of ordering comparisons,
+            Exits 1, naming every reason with its position and rule, when some part cannot be \
+            rewritten into a form CloudKit accepts (e.g. NOT over an OR of ordering comparisons, \
             ENDSWITH), or when the split would need more than --max-queries queries.
 
             Examples:

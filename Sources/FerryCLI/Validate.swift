@@ -9,14 +9,14 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check XML files against Ferry's XML Schema and report every violation.",
         discussion: """
-        Uses the schema shipped in Schemas/ferry-records-1.xsd (built into ferry), reads each file
-        streaming with the same protections as ferry convert (no network, no DTD, no entities), and
-        prints every violation as FILE:LINE:COLUMN: message on stderr, as compilers do. A file that
+        Uses the schema shipped in Schemas/ferry-records-1.xsd (built into ferry), reads each file \
+        streaming with the same protections as ferry convert (no network, no DTD, no entities), and \
+        prints every violation as FILE:LINE:COLUMN: message on stderr, as compilers do. A file that \
         is not well-formed XML stops at its first error. gzip-compressed files are recognized.
 
         Exit codes: 0 every file is valid, 1 a file is invalid or unreadable, 2 usage error.
 
-        The schema cannot check everything the reader does (dates agreeing with timestamps, list
+        The schema cannot check everything the reader does (dates agreeing with timestamps, list \
         items matching the list's type, JSON text being JSON); ferry convert reports those.
 
         Examples:

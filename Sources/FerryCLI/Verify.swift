@@ -8,10 +8,10 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check an archive: every member's size and SHA-256, every zone's record counts.",
         discussion: """
-        Reads the whole archive without writing anything. Every member must be listed in the
-        manifest and match its size and SHA-256; every records member must hold the counts per
-        record type the manifest gives; nothing unsafe (absolute paths, .., links, devices) and no
-        decompression bomb is accepted. The first problem is reported with the member and the byte
+        Reads the whole archive without writing anything. Every member must be listed in the \
+        manifest and match its size and SHA-256; every records member must hold the counts per \
+        record type the manifest gives; nothing unsafe (absolute paths, .., links, devices) and no \
+        decompression bomb is accepted. The first problem is reported with the member and the byte \
         offset in the tar stream; exit 1. Exit 0 when the archive is intact.
 
         Examples:
