@@ -6,7 +6,6 @@ struct CommandDiscussion: Sendable, CustomTestStringConvertible {
     /// The command line that shows it, such as `ferry predicate check`.
     var path: String
     var discussion: String
-    /// Why the command is known not to pass yet, if it is.
 
     var testDescription: String { path }
 
