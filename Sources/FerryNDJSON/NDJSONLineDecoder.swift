@@ -293,16 +293,21 @@ package struct NDJSONLineDecoder: Sendable {
 
     /// Turns the entries of a `records` array into items; records that name no zone get `zone`
     /// (the zone entry of a `changes/zone` response they came in).
-    private func take(_ entries: [RecordsResponse.Entry], zone: ZoneID?, line: UnsafeRawBufferPointer,
+    private func take(_ entries: consuming [RecordsResponse.Entry], zone: ZoneID?, line: UnsafeRawBufferPointer,
                       _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool) throws {
-        for entry in entries {
-            let entryBytes = UnsafeRawBufferPointer(rebasing: line[entry.byteRange])
+        // Entries are moved out, last first after a reversal in place, not copied: a copy of a
+        // record retains every string it holds.
+        var entries = entries
+        entries.reverse()
+        while let entry = entries.popLast() {
+            let range = entry.byteRange
+            let entryBytes = UnsafeRawBufferPointer(rebasing: line[range])
             switch entry.content {
             case .record(var record):
                 if record.zoneID == nil, let zone { record.zoneID = zone }
                 try emit(.record(record, matched: false))
             case .error(let serverError):
-                let error = RecordFormatError(.serverError, serverError.description, byteOffset: entry.byteRange.lowerBound)
+                let error = RecordFormatError(.serverError, serverError.description, byteOffset: range.lowerBound)
                 try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
             case .invalid(let error):
                 try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))

@@ -61,7 +61,14 @@ package struct JSONScanner {
     /// ``skipWhitespaceRun()``.
     @inlinable @inline(__always)
     package mutating func skipWhitespace() {
-        if position < end && base[position] <= 0x20 { skipWhitespaceRun() }
+        guard position < end && base[position] <= 0x20 else { return }
+        // A single space between tokens (`"key" : value`) is skipped here, without a call.
+        if base[position] == 0x20 && position + 1 < end && base[position + 1] > 0x20 {
+            position += 1
+            sawWhitespace = true
+            return
+        }
+        skipWhitespaceRun()
     }
 
     /// Skips a run of whitespace, 16 bytes at a time (a line break and its indentation).

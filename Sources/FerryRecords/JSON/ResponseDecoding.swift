@@ -9,6 +9,9 @@ extension JSONScanner {
         try beginArray()
         let arrayDepth = depth
         var entries: [RecordsResponse.Entry] = []
+        // Room for a query page (100 records) at once, where growing would move every entry
+        // several times.
+        entries.reserveCapacity(128)
         var first = true
         while try nextElement(&first) {
             skipWhitespace()
