@@ -1,0 +1,121 @@
+import FerryIO
+import FerryNDJSON
+import FerryPipeline
+import FerryRecords
+import FerryTestSupport
+import Testing
+
+/// Generated records written in every form a user may hold them in: compact NDJSON, one
+/// response per line, pretty-printed responses (CloudKit's `"key" : value`, two-space indents),
+/// `changes/zone` responses, with CRLF line ends and a byte order mark.
+enum InputForms {
+    static func records(seed: UInt64, count: Int) -> [Record] {
+        var generator = RecordGenerator(seed: seed)
+        return (0..<count).map { _ in
+            var record = generator.record()
+            record.zoneID = record.zoneID ?? ZoneID(zoneName: "Z")
+            return record
+        }
+    }
+
+    static func compact(_ record: Record) -> String { RecordJSON.encodedString(record) }
+
+    /// JSON text pretty-printed as CloudKit prints it.
+    static func pretty(_ compact: String, indent: Int = 0) -> String {
+        let value = try! JSONValue(parsing: compact)
+        var out = ""
+        func write(_ value: JSONValue, _ level: Int) {
+            let pad = String(repeating: "  ", count: level)
+            switch value {
+            case .object(let object) where !object.members.isEmpty:
+                out += "{\n"
+                for (i, member) in object.members.enumerated() {
+                    var key = JSONOutput()
+                    key.appendString(member.key)
+                    out += pad + "  " + String(decoding: key.bytes, as: UTF8.self) + " : "
+                    write(member.value, level + 1)
+                    out += i + 1 < object.members.count ? ",\n" : "\n"
+                }
+                out += pad + "}"
+            case .array(let items) where !items.isEmpty:
+                out += "[\n"
+                for (i, item) in items.enumerated() {
+                    out += pad + "  "
+                    write(item, level + 1)
+                    out += i + 1 < items.count ? ",\n" : "\n"
+                }
+                out += pad + "]"
+            default:
+                var o = JSONOutput()
+                o.appendValue(value)
+                out += String(decoding: o.bytes, as: UTF8.self)
+            }
+        }
+        write(value, indent)
+        return out
+    }
+
+    /// Every form, as named inputs; each holds all of `records`, in order.
+    static func forms(of records: [Record]) -> [(name: String, text: String)] {
+        let lines = records.map(compact)
+        let pages = stride(from: 0, to: records.count, by: 7).map { Array(lines[$0..<min($0 + 7, lines.count)]) }
+        let queryPages = pages.map { "{\"records\":[" + $0.joined(separator: ",") + "],\"continuationMarker\":\"m\"}" }
+        let zonePages = pages.map { "{\"zones\":[{\"zoneID\":{\"zoneName\":\"Z\"},\"syncToken\":\"t\",\"records\":[" + $0.joined(separator: ",") + "],\"moreComing\":false}]}" }
+        return [
+            ("compact NDJSON", lines.joined(separator: "\n") + "\n"),
+            ("compact NDJSON, CRLF, byte order mark, no final newline", "\u{FEFF}" + lines.joined(separator: "\r\n")),
+            ("records/query responses, one per line", queryPages.joined(separator: "\n") + "\n"),
+            ("changes/zone responses, one per line", zonePages.joined(separator: "\n") + "\n"),
+            ("pretty-printed records/query responses", queryPages.map { pretty($0) }.joined(separator: "\n") + "\n"),
+            ("pretty-printed changes/zone responses, CRLF", zonePages.map { pretty($0) }.joined(separator: "\n").replacingNewlines() + "\r\n"),
+            ("one pretty-printed response with a byte order mark", "\u{FEFF}" + pretty("{\"records\":[" + lines.joined(separator: ",") + "]}")),
+            ("pretty-printed records", lines.map { pretty($0) }.joined(separator: "\n")),
+        ]
+    }
+}
+
+private extension String {
+    func replacingNewlines() -> String {
+        var out = ""
+        for c in self { if c == "\n" { out += "\r\n" } else { out.append(c) } }
+        return out
+    }
+}
+
+@Suite("Every input form through the one decoder")
+struct InputFormTests {
+    static let records = InputForms.records(seed: 2026, count: 60)
+    static let expected = records.map(InputForms.compact)
+
+    @Test("Every form gives the same records, read whole or fed a few bytes at a time",
+          arguments: InputForms.forms(of: InputFormTests.records).map(\.name))
+    func sameRecords(form: String) throws {
+        let text = InputForms.forms(of: Self.records).first { $0.name == form }!.text
+        let bytes = Array(text.utf8)
+        for chunkSize in [1, 2, 3, 7, 64, 4096, .max] {
+            let reader = NDJSONReader(source: MemorySource(bytes, name: form, chunkSize: chunkSize))
+            var got: [String] = []
+            while let record = try reader.next() { got.append(RecordJSON.encodedString(record)) }
+            #expect(got == Self.expected, "\(form), fed \(chunkSize) bytes at a time")
+        }
+    }
+
+    @Test("Every form gives the same records on the parallel path, in small units",
+          arguments: InputForms.forms(of: InputFormTests.records).map(\.name))
+    func sameRecordsInParallel(form: String) throws {
+        let text = InputForms.forms(of: Self.records).first { $0.name == form }!.text
+        for threads in [1, 2] {
+            let sink = MemorySink()
+            var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: form, chunkSize: 100)
+            let converter = NDJSONParallelConverter(
+                sources: {
+                    defer { given = nil }
+                    return given
+                }, destination: .encodedLines { bytes, _ in try sink.write(bytes) },
+                configuration: .init(threads: threads, chunkSize: 4096))
+            _ = try converter.run()
+            let lines = String(decoding: sink.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            #expect(lines == Self.expected, "\(form) on \(threads) threads")
+        }
+    }
+}
