@@ -65,6 +65,7 @@ struct Inspect: ParsableCommand {
                 }
                 summary.bytes += reader.bytesRead
                 summary.rejected += reader.rejectedCount
+                summary.zoneListings += reader.zoneListings
             }
         } catch {
             progress.clear()
@@ -147,6 +148,8 @@ struct DatasetSummary {
     var fields: [String: FieldStats] = [:]
     var created: ClosedRange<Int64>?
     var modified: ClosedRange<Int64>?
+    /// Responses that list zones and hold no records.
+    var zoneListings: [ZoneListing] = []
 
     mutating func add(_ record: Record) {
         records += 1
@@ -187,6 +190,24 @@ struct DatasetSummary {
             fieldRows.append([name, types, "\(stats.count) (\(share)%)"])
         }
         lines.append(contentsOf: table(fieldRows))
+        if !zoneListings.isEmpty {
+            let shapes = Set(zoneListings.map(\.shape)).sorted().joined(separator: ", ")
+            lines.append("")
+            lines.append("\(zoneListings.count) response\(zoneListings.count == 1 ? "" : "s") list zones and hold no records (\(shapes)):")
+            var zoneRows = [["SOURCE", "SHAPE", "ZONE", "OWNER", "CHANGE TOKEN", "STATE"]]
+            for listing in zoneListings {
+                for zone in listing.response.entries {
+                    let state = zone.serverError.map { "error \($0.serverErrorCode)" }
+                        ?? (zone.isPurged ? "purged" : zone.isDeleted ? "deleted" : "-")
+                    zoneRows.append(["\(listing.source):\(listing.line)", listing.shape, zone.zoneID?.zoneName ?? "-",
+                                     zone.zoneID?.ownerRecordName ?? "-", zone.syncToken ?? "-", state])
+                }
+                if let token = listing.response.syncToken ?? listing.response.metaSyncToken {
+                    zoneRows.append(["\(listing.source):\(listing.line)", listing.shape, "(database)", "-", token, "-"])
+                }
+            }
+            lines.append(contentsOf: table(zoneRows))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -221,6 +242,22 @@ struct DatasetSummary {
                 object.append(key: key, value: .null)
             }
         }
+        object.append(key: "zoneListings", value: .array(zoneListings.map { listing in
+            var entry: JSONObject = ["source": .string(listing.source), "line": .number(JSONNumber(Int64(listing.line))),
+                                     "shape": .string(listing.shape)]
+            entry.append(key: "zones", value: .array(listing.response.entries.map { zone in
+                var item = JSONObject()
+                item.append(key: "zoneName", value: zone.zoneID.map { .string($0.zoneName) } ?? .null)
+                item.append(key: "ownerRecordName", value: zone.zoneID?.ownerRecordName.map(JSONValue.string) ?? .null)
+                item.append(key: "syncToken", value: zone.syncToken.map(JSONValue.string) ?? .null)
+                item.append(key: "deleted", value: .bool(zone.isDeleted))
+                item.append(key: "purged", value: .bool(zone.isPurged))
+                item.append(key: "serverErrorCode", value: zone.serverError.map { .string($0.serverErrorCode) } ?? .null)
+                return .object(item)
+            }))
+            entry.append(key: "syncToken", value: (listing.response.syncToken ?? listing.response.metaSyncToken).map(JSONValue.string) ?? .null)
+            return .object(entry)
+        }))
         var out = JSONOutput()
         out.appendValue(.object(object))
         return String(decoding: out.bytes, as: UTF8.self) + "\n"

@@ -33,7 +33,7 @@ public final class JSONRecordSource: RecordSource {
                                                 transform: pipeline.transform, configuration: configuration)
         converter.limit = pipeline.remainingRecords
         converter.onReject = pipeline.onReject
-        converter.onZoneListing = { listing in pipeline.noteZoneListing(source: listing.source, shape: listing.shape, zones: listing.zoneCount) }
+        converter.onZoneListing = { listing in pipeline.noteZoneListing(listing) }
         var counted = NDJSONParallelConverter.Statistics()
         func count(_ now: NDJSONParallelConverter.Statistics) {
             pipeline.countInput(records: now.recordsRead - counted.recordsRead, rejected: now.rejected - counted.rejected,

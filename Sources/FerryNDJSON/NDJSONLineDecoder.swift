@@ -76,9 +76,8 @@ package enum NDJSONLineItem {
     /// An input that is not a record: the error (byte offset and, when known, column within the
     /// line) and the bytes that go to a rejects file.
     case reject(RecordFormatError, raw: UnsafeRawBufferPointer)
-    /// A response that lists zones and holds no records (`zones/list`, `changes/database`, …):
-    /// its shape and how many zones it names.
-    case zonesOnly(shape: String, zoneCount: Int)
+    /// A response that lists zones and holds no records (`zones/list`, `changes/database`, …).
+    case zoneListing(ZonesResponse)
 }
 
 /// Decodes one NDJSON line — a record dictionary, a CKWS response, a per-record error entry, or
@@ -274,7 +273,7 @@ package struct NDJSONLineDecoder: Sendable {
             try take(response.entries, zone: nil, line: line, emit, positionKnown: positionKnown)
         case .zones(let response):
             guard response.carriesRecords else {
-                try emit(.zonesOnly(shape: response.shape, zoneCount: response.entries.count))
+                try emit(.zoneListing(response))
                 return
             }
             for zone in response.entries {

@@ -71,16 +71,6 @@ public final class NDJSONParallelConverter {
         case records((Record) throws -> Bool)
     }
 
-    /// A response that lists zones and holds no records.
-    public struct ZoneListing: Sendable, Equatable {
-        /// The input's name.
-        public var source: String
-        /// `zones/list`, `changes/database`, … as the shape tells.
-        public var shape: String
-        /// How many zones it names.
-        public var zoneCount: Int
-    }
-
     /// Counts of a run.
     public struct Statistics: Sendable {
         /// Records read, including those the prefilter dropped.
@@ -269,8 +259,8 @@ public final class NDJSONParallelConverter {
                     try rejects.write([0x0A])
                 }
                 onReject?(error)
-            case .zonesOnly(let shape, let zoneCount):
-                onZoneListing?(ZoneListing(source: unit.sourceName, shape: shape, zoneCount: zoneCount))
+            case .zoneListing(let response):
+                onZoneListing?(ZoneListing(source: unit.sourceName, line: line, response: response))
             }
         }
         try deliver(result, upTo: result.keptCount, done: &recordsDone, written: &written)

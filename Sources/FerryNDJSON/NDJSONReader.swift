@@ -48,16 +48,6 @@ public final class NDJSONReader: RecordReader {
         }
     }
 
-    /// A response that lists zones and holds no records.
-    public struct ZoneListing: Sendable, Equatable {
-        /// `zones/list`, `changes/database`, … as the shape tells.
-        public var shape: String
-        /// How many zones it names.
-        public var zoneCount: Int
-        /// The 1-based line it starts on.
-        public var line: Int
-    }
-
     private let framer: JSONFramer
     private let configuration: Configuration
     private let policy: ErrorPolicy
@@ -156,8 +146,8 @@ public final class NDJSONReader: RecordReader {
             eventCursor += 1
             let line = isLines ? linesBefore + event.line : event.line
             switch event.kind {
-            case .zonesOnly(let shape, let zoneCount):
-                zoneListings.append(ZoneListing(shape: shape, zoneCount: zoneCount, line: line))
+            case .zoneListing(let response):
+                zoneListings.append(ZoneListing(source: sourceName, line: line, response: response))
                 continue
             case .transformFailure(let error):
                 throw error // there is no transform here

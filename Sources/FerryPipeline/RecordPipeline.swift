@@ -117,9 +117,11 @@ public final class RecordPipeline {
     }
 
     /// Notes a response that lists zones and holds no records (`zones/list`, `changes/database`…).
-    public func noteZoneListing(source: String, shape: String, zones: Int) {
+    public func noteZoneListing(_ listing: ZoneListing) {
         counts.zoneListings += 1
-        onWarning?("\(source): a \(shape) response (\(zones) zone\(zones == 1 ? "" : "s")) holds no records; `ferry inspect` describes it")
+        let zones = listing.response.entries.count
+        onWarning?("\(listing.source):\(listing.line): a \(listing.shape) response (\(zones) zone\(zones == 1 ? "" : "s")) "
+                   + "holds no records; `ferry inspect` describes its zones")
     }
 
     /// Whether anyone listens to progress (sources may skip counting often when not).

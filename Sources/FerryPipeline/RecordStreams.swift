@@ -33,6 +33,12 @@ public protocol RecordReader: AnyObject {
     var bytesRead: Int { get }
     /// Called for every input skipped under ``RecordErrorPolicy/skip(rejects:)``.
     var onReject: ((any Error) -> Void)? { get set }
+    /// The responses read so far that list zones and hold no records (only JSON inputs have them).
+    var zoneListings: [ZoneListing] { get }
+}
+
+extension RecordReader {
+    public var zoneListings: [ZoneListing] { [] }
 }
 
 /// A destination of records in some format. Nothing is visible under the output's final name

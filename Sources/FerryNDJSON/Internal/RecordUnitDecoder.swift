@@ -21,7 +21,7 @@ package final class RecordUnitResult: @unchecked Sendable {
         case transformFailure(any Error)
         /// A line over the limit: its bytes in the unit, without its newline.
         case oversizedLine(Range<Int>)
-        case zonesOnly(shape: String, zoneCount: Int)
+        case zoneListing(ZonesResponse)
     }
 
     /// Something to report, with where it happened.
@@ -208,8 +208,8 @@ package struct RecordUnitDecoder: Sendable {
             result.events.append(.init(kind: .reject(error, raw: Array(raw)), line: line, localIndex: localIndex,
                                        recordsBefore: result.keptCount))
             if failsFast { throw Stop() }
-        case .zonesOnly(let shape, let zoneCount):
-            result.events.append(.init(kind: .zonesOnly(shape: shape, zoneCount: zoneCount), line: line, localIndex: localIndex - 1,
+        case .zoneListing(let response):
+            result.events.append(.init(kind: .zoneListing(response), line: line, localIndex: localIndex - 1,
                                        recordsBefore: result.keptCount))
             return false
         }
