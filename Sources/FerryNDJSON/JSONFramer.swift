@@ -40,9 +40,14 @@ package final class JSONFramer {
         /// Files smaller than this are read even when ``mapsInput``: mapping, faulting in and
         /// unmapping a small file costs more than reading it.
         package var minimumMappedSize: Int
+        /// Documents at least this large are cut into runs of their records (``DocumentSplitter``),
+        /// each about ``chunkSize`` long, so that one large response is decoded on every core.
+        package var minimumSplitSize: Int
 
         package init(chunkSize: Int = 1 << 20, maximumLineBytes: Int = 64 << 20, maximumDocumentBytes: Int = 1 << 30,
-                     maximumDepth: Int = 512, mapsInput: Bool = true, minimumMappedSize: Int = 8 << 20) {
+                     maximumDepth: Int = 512, mapsInput: Bool = true, minimumMappedSize: Int = 8 << 20,
+                     minimumSplitSize: Int = 8 << 20) {
+            self.minimumSplitSize = minimumSplitSize
             self.chunkSize = max(1 << 12, chunkSize)
             self.maximumLineBytes = maximumLineBytes
             self.maximumDocumentBytes = maximumDocumentBytes
@@ -78,6 +83,9 @@ package final class JSONFramer {
     package private(set) var bytesRead = 0
     /// Where the pages of the mapping already given back end.
     private var releasedUpTo = 0
+    /// Pieces of a large document cut into runs of records, not yet handed out, with the text
+    /// they are part of and what keeps it alive.
+    private var queued: (pieces: ArraySlice<DocumentSplitter.Piece>, text: UnsafeRawBufferPointer, owner: AnyObject)?
 
     /// A framer for `source`, the input numbered `sourceIndex` among those being read.
     package init(source: ByteSource, configuration: Configuration = .init(), sourceIndex: Int = 0) {
@@ -108,6 +116,7 @@ package final class JSONFramer {
 
     /// The next piece, or `nil` at the end of the input.
     package func next() throws -> Piece? {
+        if let unit = nextQueued() { return .unit(unit) }
         if isFirstUnit && mapped == nil && pending.count == 0 && !isEOF {
             if configuration.mapsInput && Self.releasesMappedPages, let size = source.sizeHint, size >= configuration.minimumMappedSize,
                let input = source.mapRemaining(maximumSize: Int.max) {
@@ -130,6 +139,12 @@ package final class JSONFramer {
         }
         let start = mappedOffset
         var cut = total
+        let mark = start == 0 && Self.startsWithByteOrderMark(bytes) ? 3 : 0
+        if kind == .documents, let unit = split(UnsafeRawBufferPointer(rebasing: bytes[(start + mark)...]), keeping: input.file) {
+            mappedOffset = total
+            bytesRead = total
+            return .unit(unit)
+        }
         if kind == .lines && start + configuration.chunkSize < total {
             // Back to the chunk's last newline; past a line longer than a chunk, on to its end.
             var back = start + configuration.chunkSize
@@ -188,6 +203,16 @@ package final class JSONFramer {
                 if pending.count > configuration.maximumDocumentBytes { throw tooLargeDocument() }
             }
             guard pending.count > 0 else { return nil }
+            if pending.count >= configuration.minimumSplitSize {
+                let skipped = Self.startsWithByteOrderMark(pending.bytes) ? 3 : 0
+                let count = pending.count
+                let owner = SharedBytes(taking: pending.take(count, keepingCapacity: 0), count: count)
+                if let unit = split(UnsafeRawBufferPointer(rebasing: owner.bytes[skipped...]), keeping: owner) { return .unit(unit) }
+                // Not a shape to cut: one unit after all (a copy, once).
+                pending.reserve(count)
+                pending.spare.copyMemory(from: owner.bytes)
+                pending.count = count
+            }
             return .unit(makeUnit(taking: pending.count))
         }
         // Lines: what is there, or a chunk's worth, cut after its last newline.
@@ -275,6 +300,34 @@ package final class JSONFramer {
     }
 
     // MARK: Units
+
+    /// Cuts a large document text (the rest of the input) into runs of its records, when it is
+    /// large and of a shape ``DocumentSplitter`` knows; returns the first unit and queues the rest.
+    private func split(_ text: UnsafeRawBufferPointer, keeping owner: AnyObject) -> InputUnit? {
+        guard text.count >= configuration.minimumSplitSize,
+              let pieces = DocumentSplitter.pieces(of: text, runBytes: configuration.chunkSize, maximumDepth: configuration.maximumDepth)
+        else { return nil }
+        queued = (pieces[...], text, owner)
+        isFirstUnit = false
+        return nextQueued()
+    }
+
+    /// The next unit of a document cut into runs, if one is queued.
+    private func nextQueued() -> InputUnit? {
+        guard var current = queued, let piece = current.pieces.popFirst() else {
+            queued = nil
+            return nil
+        }
+        queued = current
+        switch piece {
+        case .records(let run):
+            return InputUnit(elements: run.elements, zone: run.zone, of: current.text, keeping: current.owner, mapping: mapped?.file,
+                             sourceName: source.name, sourceIndex: sourceIndex, offset: run.elements.first?.lowerBound ?? 0)
+        case .documents(let range):
+            return InputUnit(elements: [range], zone: nil, of: current.text, keeping: current.owner, mapping: mapped?.file,
+                             sourceName: source.name, sourceIndex: sourceIndex, offset: range.lowerBound, asDocuments: true)
+        }
+    }
 
     private func makeUnit(mapped bytes: UnsafeRawBufferPointer, in file: MappedFile) -> InputUnit {
         defer {

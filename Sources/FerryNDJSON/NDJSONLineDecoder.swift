@@ -232,6 +232,31 @@ package struct NDJSONLineDecoder: Sendable {
         }
     }
 
+    /// Decodes one record of a large response cut into runs (``DocumentSplitter``): the element
+    /// at `range` of `text`, an entry of a `records` array — a record (given `zone` when it names
+    /// none), a per-record error, or a reject saying what is wrong. Error offsets are within `text`.
+    package func decodeElement(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, zone: ZoneID?,
+                               _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+        let raw = UnsafeRawBufferPointer(rebasing: text[range])
+        let document: RecordDocument
+        do {
+            document = try RecordJSON.decodeDocument(in: text, at: range.lowerBound, configuration: configuration).0
+        } catch {
+            try emit(.reject(error, raw: raw))
+            return
+        }
+        switch document {
+        case .record(var record):
+            if record.zoneID == nil, let zone { record.zoneID = zone }
+            try emit(.record(record, matched: false))
+        case .recordError(let serverError):
+            try emit(.reject(RecordFormatError(.serverError, serverError.description, byteOffset: range.lowerBound), raw: raw))
+        case .response, .zones:
+            try emit(.reject(RecordFormatError(.wrongType, "expected a record in \"records\", found a nested response",
+                                               byteOffset: range.lowerBound), raw: raw))
+        }
+    }
+
     /// A JSON array of documents on one line: decoded whole (bounded by the line limit).
     private func decodeArray(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
                              _ emit: (consuming NDJSONLineItem) throws -> Void) throws {

@@ -43,10 +43,14 @@ public final class NDJSONParallelConverter {
         /// Files smaller than this are read, not mapped: for a small file, mapping, faulting in
         /// and unmapping costs more than the copy `read` makes.
         public var minimumMappedSize: Int
+        /// Response documents at least this large are cut into runs of their records, decoded
+        /// on every worker.
+        public var minimumSplitSize: Int
 
         public init(threads: Int = Processors.available, chunkSize: Int = 1 << 20, maximumLineBytes: Int = 64 << 20,
                     maximumDocumentBytes: Int = 1 << 30, maximumDepth: Int = 512, mapsInput: Bool = true,
-                    minimumMappedSize: Int = 8 << 20) {
+                    minimumMappedSize: Int = 8 << 20, minimumSplitSize: Int = 8 << 20) {
+            self.minimumSplitSize = minimumSplitSize
             self.threads = max(1, threads)
             self.chunkSize = max(1 << 12, chunkSize)
             self.maximumLineBytes = maximumLineBytes
@@ -58,7 +62,8 @@ public final class NDJSONParallelConverter {
 
         var framing: JSONFramer.Configuration {
             JSONFramer.Configuration(chunkSize: chunkSize, maximumLineBytes: maximumLineBytes, maximumDocumentBytes: maximumDocumentBytes,
-                                     maximumDepth: maximumDepth, mapsInput: mapsInput, minimumMappedSize: minimumMappedSize)
+                                     maximumDepth: maximumDepth, mapsInput: mapsInput, minimumMappedSize: minimumMappedSize,
+                                     minimumSplitSize: minimumSplitSize)
         }
     }
 

@@ -100,11 +100,11 @@ struct InputFormTests {
         }
     }
 
-    @Test("Every form gives the same records on the parallel path, in small units",
+    @Test("Every form gives the same records on the parallel path, in small units, large documents cut into runs",
           arguments: InputForms.forms(of: InputFormTests.records).map(\.name))
     func sameRecordsInParallel(form: String) throws {
         let text = InputForms.forms(of: Self.records).first { $0.name == form }!.text
-        for threads in [1, 2] {
+        for (threads, split) in [(1, Int.max), (2, Int.max), (2, 0), (1, 0)] {
             let sink = MemorySink()
             var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: form, chunkSize: 100)
             let converter = NDJSONParallelConverter(
@@ -112,10 +112,76 @@ struct InputFormTests {
                     defer { given = nil }
                     return given
                 }, destination: .encodedLines { bytes, _ in try sink.write(bytes) },
-                configuration: .init(threads: threads, chunkSize: 4096))
+                configuration: .init(threads: threads, chunkSize: 4096, minimumSplitSize: split))
             _ = try converter.run()
             let lines = String(decoding: sink.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-            #expect(lines == Self.expected, "\(form) on \(threads) threads")
+            #expect(lines == Self.expected, "\(form) on \(threads) threads, cut from \(split) bytes")
+        }
+    }
+}
+
+@Suite("Large documents cut into runs of records")
+struct DocumentSplitTests {
+    /// `text` through the parallel converter, cut into runs (or not): output, rejects, reports, failure.
+    func convert(_ text: String, split: Bool, skip: Bool) -> (out: [String], rejects: String, reports: [String], failure: String?) {
+        let sink = MemorySink(), rejects = MemorySink()
+        var reports: [String] = []
+        var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: "big.json", chunkSize: 333)
+        let converter = NDJSONParallelConverter(
+            sources: {
+                defer { given = nil }
+                return given
+            }, destination: .encodedLines { bytes, _ in try sink.write(bytes) }, policy: skip ? .skip(rejects: rejects) : .fail,
+            configuration: .init(threads: 2, chunkSize: 4096, minimumSplitSize: split ? 0 : .max))
+        converter.onReject = { reports.append("\($0)") }
+        var failure: String?
+        do { _ = try converter.run() } catch { failure = "\(error)" }
+        return (String(decoding: sink.bytes, as: UTF8.self).split(separator: "\n").map(String.init),
+                String(decoding: rejects.bytes, as: UTF8.self), reports, failure)
+    }
+
+    static let records = InputForms.records(seed: 7, count: 300)
+
+    static func response(badAt: Int?, zones: Bool) -> String {
+        var lines = records.map(InputForms.compact)
+        if let badAt { lines[badAt] = lines[badAt].replacingOccurrences(of: "\"recordName\"", with: "\"recordNam\"") }
+        let body = zones
+            ? "{\"zones\":[{\"zoneID\":{\"zoneName\":\"A\"},\"syncToken\":\"1\",\"records\":[" + lines[..<150].joined(separator: ",")
+                + "]},{\"zoneID\":{\"zoneName\":\"B\"},\"records\":[" + lines[150...].joined(separator: ",") + "]}]}"
+            : "{\"records\":[" + lines.joined(separator: ",") + "],\"continuationMarker\":\"x\"}"
+        return InputForms.pretty(body) + "\n"
+    }
+
+    @Test("A large response gives the same records cut into runs as read whole", arguments: [false, true])
+    func sameRecords(zones: Bool) {
+        let text = Self.response(badAt: nil, zones: zones)
+        let whole = convert(text, split: false, skip: false), cut = convert(text, split: true, skip: false)
+        #expect(whole.failure == nil && cut.failure == nil)
+        #expect(cut.out == whole.out)
+        #expect(cut.out.count == 300)
+    }
+
+    @Test("A bad record of a large response is reported at the same line and column, cut or whole", arguments: [false, true])
+    func samePositions(zones: Bool) {
+        let text = Self.response(badAt: 201, zones: zones)
+        let whole = convert(text, split: false, skip: false), cut = convert(text, split: true, skip: false)
+        #expect(whole.failure != nil)
+        #expect(cut.failure == whole.failure, "\(cut.failure ?? "-") | \(whole.failure ?? "-")")
+        // Skipped, the cut response rejects only the bad record.
+        let skipped = convert(text, split: true, skip: true)
+        #expect(skipped.out.count == 299)
+        #expect(skipped.reports.count == 1)
+        #expect(skipped.reports.first == whole.failure)
+    }
+
+    @Test("A record with a member named records, a zone listing and a zone error entry are read whole, not cut")
+    func shapesLeftWhole() {
+        let record = "{\"recordName\":\"r\",\"records\":[{\"recordName\":\"x\"}]}"
+        let listing = "{\"zones\":[{\"zoneID\":{\"zoneName\":\"A\"}}],\"syncToken\":\"s\"}"
+        let errorEntry = "{\"zones\":[{\"zoneID\":{\"zoneName\":\"A\"},\"serverErrorCode\":\"ZONE_NOT_FOUND\"}]}"
+        for text in [record, listing, errorEntry].map({ InputForms.pretty($0) + "\n" }) {
+            let whole = convert(text, split: false, skip: true), cut = convert(text, split: true, skip: true)
+            #expect(cut.out == whole.out && cut.reports == whole.reports && cut.failure == whole.failure)
         }
     }
 }

@@ -93,7 +93,7 @@ final class EventReader: RawEventSource {
         framing = JSONFramer.Configuration(chunkSize: unitSize, maximumLineBytes: configuration.maximumLineBytes,
                                            maximumDocumentBytes: configuration.maximumDocumentBytes,
                                            maximumDepth: configuration.maximumDepth, mapsInput: mapsInput,
-                                           minimumMappedSize: minimumMappedSize)
+                                           minimumMappedSize: minimumMappedSize, minimumSplitSize: .max)
         mainDecoder = decoder.forAnotherThread()
         if threads > 0 {
             let boxes = (0..<threads).map { _ in DecoderBox(decoder.forAnotherThread()) }

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryRecords
 
 /// A piece of one JSON input cut by ``JSONFramer`` for a decoder: whole lines, or whole
 /// documents.
@@ -13,6 +14,8 @@ package final class InputUnit: @unchecked Sendable {
         case lines
         /// Whitespace-separated JSON documents, such as one pretty-printed response.
         case documents
+        /// Records of a large response document, each decoded on its own (``elements``).
+        case elements
     }
 
     package let kind: Kind
@@ -30,6 +33,37 @@ package final class InputUnit: @unchecked Sendable {
     /// The mapping the bytes lie in, or `nil` when the unit owns them.
     package let mapping: MappedFile?
     private let owned: UnsafeMutableRawBufferPointer?
+    /// What keeps memory the unit shares with others alive.
+    private let keptAlive: AnyObject?
+
+    /// For ``Kind/elements``: the byte range of each record within ``bytes``.
+    package private(set) var elements: [Range<Int>] = []
+    /// For ``Kind/elements``: the zone of the `changes/zone` entry the records came in.
+    package private(set) var zone: ZoneID?
+    /// For ``Kind/elements``: the whole text the records are part of (for lines and columns in
+    /// messages), and where ``bytes`` start in it.
+    package private(set) var document = UnsafeRawBufferPointer(start: nil, count: 0)
+    package private(set) var offsetInDocument = 0
+
+    /// A unit of records of `document`, a text kept alive by `owner`.
+    /// With `asDocuments`, `elements` is one range of whole documents, read as ``Kind/documents``.
+    package init(elements: [Range<Int>], zone: ZoneID?, of document: UnsafeRawBufferPointer, keeping owner: AnyObject,
+                 mapping: MappedFile?, sourceName: String, sourceIndex: Int, offset: Int, asDocuments: Bool = false) {
+        let start = elements.first?.lowerBound ?? 0, end = elements.last?.upperBound ?? 0
+        kind = asDocuments ? .documents : .elements
+        bytes = UnsafeRawBufferPointer(rebasing: document[start..<end])
+        self.elements = elements.map { ($0.lowerBound - start)..<($0.upperBound - start) }
+        self.zone = zone
+        self.document = document
+        offsetInDocument = start
+        self.mapping = mapping
+        owned = nil
+        keptAlive = owner
+        self.sourceName = sourceName
+        self.sourceIndex = sourceIndex
+        self.offset = offset
+        skipsByteOrderMark = false
+    }
 
     package init(kind: Kind, mapped bytes: UnsafeRawBufferPointer, in mapping: MappedFile, sourceName: String, sourceIndex: Int,
          offset: Int, skipsByteOrderMark: Bool) {
@@ -37,6 +71,7 @@ package final class InputUnit: @unchecked Sendable {
         self.bytes = bytes
         self.mapping = mapping
         owned = nil
+        keptAlive = nil
         self.sourceName = sourceName
         self.sourceIndex = sourceIndex
         self.offset = offset
@@ -51,6 +86,7 @@ package final class InputUnit: @unchecked Sendable {
         bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count])
         owned = storage
         mapping = nil
+        keptAlive = nil
         self.sourceName = sourceName
         self.sourceIndex = sourceIndex
         self.offset = offset
@@ -68,4 +104,20 @@ package final class InputUnit: @unchecked Sendable {
     package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withExtendedLifetime(self) { try body(bytes) }
     }
+}
+
+/// Memory a framer read a whole input into, shared by the units cut from it and freed with
+/// the last of them.
+package final class SharedBytes: @unchecked Sendable {
+    package let storage: UnsafeMutableRawBufferPointer
+    package let count: Int
+
+    package init(taking storage: UnsafeMutableRawBufferPointer, count: Int) {
+        self.storage = storage
+        self.count = count
+    }
+
+    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count]) }
+
+    deinit { storage.deallocate() }
 }

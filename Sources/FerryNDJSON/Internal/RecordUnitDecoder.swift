@@ -100,7 +100,9 @@ package struct RecordUnitDecoder: Sendable {
         unit.withBytes { _ in
             switch unit.kind {
             case .lines: decodeLines(unit.content, into: result)
-            case .documents: decodeDocuments(unit.content, into: result)
+            case .documents: decodeDocuments(unit.content, into: result, lineText: unit.document.isEmpty ? nil : unit.document,
+                                             lineBase: unit.offsetInDocument)
+            case .elements: decodeElements(unit, into: result)
             }
         }
     }
@@ -174,7 +176,10 @@ package struct RecordUnitDecoder: Sendable {
         }
     }
 
-    private func decodeDocuments(_ text: UnsafeRawBufferPointer, into result: RecordUnitResult) {
+    /// Whole documents; positions are counted in `lineText` (the whole input, when the unit is
+    /// part of it), where the unit starts at `lineBase`.
+    private func decodeDocuments(_ text: UnsafeRawBufferPointer, into result: RecordUnitResult,
+                                 lineText: UnsafeRawBufferPointer? = nil, lineBase: Int = 0) {
         var localIndex = 0
         defer { result.itemCount = localIndex }
         do {
@@ -183,13 +188,39 @@ package struct RecordUnitDecoder: Sendable {
                 var line = 1
                 var located = item
                 if case .reject(var error, let raw) = located {
-                    let position = NDJSONLineDecoder.lineAndColumn(in: text, offset: error.byteOffset)
+                    let position = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + error.byteOffset)
                     line = position.line
                     error.line = position.line
                     error.column = position.column
                     located = .reject(error, raw: raw)
                 }
                 if try !handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+            }
+        } catch {
+            return
+        }
+    }
+
+    /// The records of a large response cut into runs, each decoded on its own.
+    private func decodeElements(_ unit: InputUnit, into result: RecordUnitResult) {
+        var localIndex = 0
+        defer { result.itemCount = localIndex }
+        let text = unit.bytes
+        do {
+            for range in unit.elements {
+                try decoder.decodeElement(text, range, zone: unit.zone) { item in
+                    localIndex += 1
+                    var line = 1
+                    var located = item
+                    if case .reject(var error, let raw) = located {
+                        let position = NDJSONLineDecoder.lineAndColumn(in: unit.document, offset: unit.offsetInDocument + error.byteOffset)
+                        line = position.line
+                        error.line = position.line
+                        error.column = position.column
+                        located = .reject(error, raw: raw)
+                    }
+                    if try !handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+                }
             }
         } catch {
             return
