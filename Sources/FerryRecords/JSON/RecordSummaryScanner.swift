@@ -81,28 +81,29 @@ package struct RecordSummaryScanner {
         case fields, recordName, recordType, zoneID, recordChangeTag, modified, parent, deleted, serverErrorCode, reason
     }
 
-    /// The member `key` names, if replay reads it: matched by length and bytes (or, for a key
-    /// with escapes, by its value).
+    /// The member a key without escapes names, if it is one read here: matched by length and bytes.
     @inline(__always)
-    private func member(_ key: JSONStringToken, _ s: JSONScanner) -> Member? {
-        if key.isEscaped {
-            for (literal, member) in [("fields", Member.fields), ("recordName", .recordName), ("recordType", .recordType),
-                                      ("zoneID", .zoneID), ("recordChangeTag", .recordChangeTag), ("modified", .modified),
-                                      ("parent", .parent), ("deleted", .deleted), ("serverErrorCode", .serverErrorCode),
-                                      ("reason", .reason)] where (try? s.string(key)) == literal {
-                return member
-            }
-            return nil
-        }
+    private static func member(_ key: JSONStringToken, in text: UnsafeRawBufferPointer) -> Member? {
+        @inline(__always) func named(_ literal: StaticString) -> Bool { token(key, is: literal, in: text) }
         switch key.end - key.start {
-        case 6: return s.equals(key, "fields") ? .fields : s.equals(key, "zoneID") ? .zoneID : s.equals(key, "parent") ? .parent
-            : s.equals(key, "reason") ? .reason : nil
-        case 7: return s.equals(key, "deleted") ? .deleted : nil
-        case 8: return s.equals(key, "modified") ? .modified : nil
-        case 10: return s.equals(key, "recordName") ? .recordName : s.equals(key, "recordType") ? .recordType : nil
-        case 15: return s.equals(key, "recordChangeTag") ? .recordChangeTag : s.equals(key, "serverErrorCode") ? .serverErrorCode : nil
+        case 6: return named("fields") ? .fields : named("zoneID") ? .zoneID : named("parent") ? .parent : named("reason") ? .reason : nil
+        case 7: return named("deleted") ? .deleted : nil
+        case 8: return named("modified") ? .modified : nil
+        case 10: return named("recordName") ? .recordName : named("recordType") ? .recordType : nil
+        case 15: return named("recordChangeTag") ? .recordChangeTag : named("serverErrorCode") ? .serverErrorCode : nil
         default: return nil
         }
+    }
+
+    /// The member a key with escapes names, by its value.
+    private static func member(named name: String) -> Member? {
+        for (literal, member) in [("fields", Member.fields), ("recordName", .recordName), ("recordType", .recordType),
+                                  ("zoneID", .zoneID), ("recordChangeTag", .recordChangeTag), ("modified", .modified),
+                                  ("parent", .parent), ("deleted", .deleted), ("serverErrorCode", .serverErrorCode),
+                                  ("reason", .reason)] where name == literal {
+            return member
+        }
+        return nil
     }
 
     /// Scans the record dictionary at the scanner, checking everything and wording the errors.
@@ -128,7 +129,10 @@ package struct RecordSummaryScanner {
                 try s.skipValue(scratch: &scratch)
                 continue
             }
-            switch member(key, s) {
+            // (The scanner is not passed along: a call that borrows it copies it here.)
+            var known = Self.member(key, in: text)
+            if key.isEscaped { known = Self.member(named: try s.string(key)) }
+            switch known {
             case .fields: try scanFields(&s, in: text)
             case .recordName: summary.name = try readString(&s, "recordName")
             case .recordType: summary.type = try readString(&s, "recordType")
@@ -137,7 +141,8 @@ package struct RecordSummaryScanner {
             case .modified: summary.modified = try readStampTime(&s)
             case .parent: try scanReference(&s, in: text, field: nil, isParent: true)
             case .deleted:
-                guard s.current == UInt8(ascii: "t") || s.current == UInt8(ascii: "f") else {
+                let c = s.current
+                guard c == UInt8(ascii: "t") || c == UInt8(ascii: "f") else {
                     throw s.error(.wrongType, "expected true or false for \"deleted\", found \(s.describeCurrent())")
                 }
                 isDeleted = try s.readBool()
@@ -176,12 +181,16 @@ package struct RecordSummaryScanner {
             while try s.nextMember(&first) {
                 let key = try s.readKey(recordingIn: &scratch, from: mark)
                 s.skipWhitespace()
-                if !key.isEscaped && s.equals(key, "recordName") && s.current == UInt8(ascii: "\"") {
+                // (Operands are worked out first: `&&` and `||` would capture the scanner, a copy.)
+                let isString = s.current == UInt8(ascii: "\"")
+                let isName = Self.token(key, is: "recordName", in: text), isAction = Self.token(key, is: "action", in: text)
+                if isName && isString {
                     name = try s.readStringToken()
-                } else if !key.isEscaped && s.equals(key, "action") && s.current == UInt8(ascii: "\"") {
-                    deletesSelf = s.equals(try s.readStringToken(), "DELETE_SELF")
+                } else if isAction && isString {
+                    let action = try s.readStringToken()
+                    deletesSelf = Self.token(action, is: "DELETE_SELF", in: text)
                 } else {
-                    if s.equals(key, "zoneID") || s.equals(key, "recordName") { plain = false }
+                    if key.isEscaped || isName || Self.token(key, is: "zoneID", in: text) { plain = false }
                     try s.skipValue(scratch: &scratch)
                 }
             }
@@ -217,7 +226,8 @@ package struct RecordSummaryScanner {
             let key = try s.readKey(recordingIn: &scratch, from: mark)
             s.skipWhitespace()
             let b = s.current
-            if s.equals(key, "timestamp") && (b == UInt8(ascii: "-") || b &- UInt8(ascii: "0") <= 9) {
+            let isTimestamp = s.equals(key, "timestamp")
+            if isTimestamp && (b == UInt8(ascii: "-") || b &- UInt8(ascii: "0") <= 9) {
                 time = try s.readNumber().exactInteger
             } else {
                 try s.skipValue(scratch: &scratch)
@@ -255,12 +265,21 @@ package struct RecordSummaryScanner {
             while try s.nextMember(&firstMember) {
                 let key = try s.readKey(recordingIn: &scratch, from: mark)
                 s.skipWhitespace()
-                if s.equals(key, "value") {
+                // (Operands are worked out first: `&&` and `||` would capture the scanner, a copy.)
+                let isValue = key.isEscaped ? s.equals(key, "value") : Self.token(key, is: "value", in: text)
+                let isType = key.isEscaped ? s.equals(key, "type") : Self.token(key, is: "type", in: text)
+                let isString = s.current == UInt8(ascii: "\"")
+                if isValue {
                     valueAt = s.position
                     try s.skipValue(scratch: &scratch)
-                } else if s.equals(key, "type") && s.current == UInt8(ascii: "\"") {
+                } else if isType && isString {
                     let type = try s.readStringToken()
-                    isReference = s.equals(type, "REFERENCE") || s.equals(type, "REFERENCE_LIST")
+                    if type.isEscaped {
+                        let isSingle = s.equals(type, "REFERENCE"), isList = s.equals(type, "REFERENCE_LIST")
+                        isReference = isSingle || isList
+                    } else {
+                        isReference = Self.token(type, is: "REFERENCE", in: text) || Self.token(type, is: "REFERENCE_LIST", in: text)
+                    }
                 } else {
                     try s.skipValue(scratch: &scratch)
                 }
@@ -284,6 +303,14 @@ package struct RecordSummaryScanner {
                 }
             }
         }
+    }
+
+    /// Whether a token without escapes spells `literal` (a token with escapes never does here:
+    /// callers that care about those decode them). Static, so that it captures no scanner.
+    @inline(__always)
+    static func token(_ token: JSONStringToken, is literal: StaticString, in text: UnsafeRawBufferPointer) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        return !token.isEscaped && token.end - token.start == n && memcmp(text.baseAddress! + token.start, literal.utf8Start, n) == 0
     }
 
     /// Appends one encoded reference to `out`: a flags byte (1 parent, 2 deletes its record with
