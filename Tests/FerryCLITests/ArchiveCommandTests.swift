@@ -83,7 +83,7 @@ struct ArchiveCommandTests {
                 == Set(original.zones.map { "\($0.database)/\($0.zoneID.zoneName)/\($0.changeToken ?? "-")/\($0.recordCount)" }))
         #expect(Set(copy.members.map { "\($0.path) \($0.sha256)" }) == Set(original.members.map { "\($0.path) \($0.sha256)" }))
         let items = try archiveRecords(dir + "/copy.tar.gz")
-        #expect(Set(items.map { "\($0.database) \($0.record.recordName)" }) == Set(originals.map { "\($0.0) \($0.1.recordName)" }))
+        #expect(Set(items.map { "\($0.database ?? "-") \($0.record.recordName)" }) == Set(originals.map { "\($0.0) \($0.1.recordName)" }))
         #expect(sorted(items.map(\.record)) == sorted(originals.map(\.1)))
     }
 

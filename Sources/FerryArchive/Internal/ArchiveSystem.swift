@@ -40,6 +40,15 @@ enum ArchiveSystem {
         return error
     }
 
+    /// Renames `from` to `to` (`rename`), replacing a file there; 0 or the `errno`.
+    static func rename(_ from: String, _ to: String) -> Int32 {
+        #if canImport(Darwin)
+        return Darwin.rename(from, to) == 0 ? 0 : errno
+        #else
+        return Glibc.rename(from, to) == 0 ? 0 : errno
+        #endif
+    }
+
     /// Milliseconds since 1970 (`clock_gettime(CLOCK_REALTIME)`).
     static func nowMilliseconds() -> Int64 {
         var spec = timespec()
