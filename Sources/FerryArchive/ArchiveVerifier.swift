@@ -35,14 +35,15 @@ public struct ArchiveVerifier {
                     + "size and SHA-256 and every zone's record counts match the manifest"
                     + (manifestPlacement == .first ? "" : " (found after \(membersBeforeManifest) members)")
             }
-            var text = "no manifest.json among \(memberCount) members: checked that the gzip and tar layers are intact, "
-                + "no member is unsafe and \(recordMemberCount) record files hold \(recordCount) valid records"
-            if !skippedMembers.isEmpty {
-                let shown = skippedMembers.prefix(3).map { "\($0.path) (\($0.reason))" }.joined(separator: ", ")
-                text += "; skipped \(skippedMembers.count) other members: \(shown)"
-                    + (skippedMembers.count > 3 ? ", …" : "")
+            var text = "no manifest.json among \(memberCount) members. Checked: the gzip and tar layers are intact, "
+                + "no member is unsafe, \(recordMemberCount) record files hold \(recordCount) valid records"
+            if let first = skippedMembers.first {
+                let count = skippedMembers.count
+                text += " (\(count) other \(count == 1 ? "member" : "members") skipped: \(first.path), \(first.reason)"
+                    + (count > 1 ? ", …" : "") + ")"
             }
-            return text + "; cannot check sizes, SHA-256 checksums or record counts: nothing states them"
+            return text + ". Not checked: member sizes, SHA-256 checksums and record counts — without a manifest "
+                + "nothing states them"
         }
 
         private var membersBeforeManifest: Int {
@@ -89,7 +90,7 @@ public struct ArchiveVerifier {
         guard reader.manifestPlacement != .notRead else {
             if requiresManifest {
                 throw ArchiveError(.missingManifest, "expected a manifest.json to verify against, found " + report.summary,
-                                   archive: reader.name, offset: reader.bytesRead)
+                                   archive: reader.name)
             }
             return report
         }

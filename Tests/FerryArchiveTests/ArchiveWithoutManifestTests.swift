@@ -239,8 +239,8 @@ struct ArchiveWithoutManifestTests {
         #expect(error.member == nil)
         #expect(error.message.contains("no manifest.json among 3 members"))
         #expect(error.message.contains("2 record files hold 5 valid records"))
-        #expect(error.message.contains("skipped 1 other members: README.txt (not a record file"))
-        #expect(error.message.contains("cannot check sizes, SHA-256 checksums or record counts"))
+        #expect(error.message.contains("1 other member skipped: README.txt, not a record file"))
+        #expect(error.message.contains("Not checked: member sizes, SHA-256 checksums and record counts"))
 
         let report = try ArchiveVerifier(requiresManifest: false).verify(MemorySource(bytes))
         #expect(report.recordCount == 5 && report.memberCount == 3 && report.recordMemberCount == 2)

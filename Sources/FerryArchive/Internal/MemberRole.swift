@@ -29,7 +29,7 @@ enum MemberRole: Equatable {
     static func of(_ components: [String]) -> MemberRole {
         guard let last = components.last else { return .skipped(reason: "the name is empty") }
         if components.contains(where: { $0.hasPrefix(".") }) {
-            return .skipped(reason: "hidden (a name starting with `.`, such as .DS_Store or macOS `._` files)")
+            return .skipped(reason: "hidden (a name starting with `.`: .DS_Store, macOS `._` files, …)")
         }
         if components.count == 2 && components[0] == ArchivePath.assets {
             return .asset(fileChecksum: ArchivePath.decodeComponent(components[1]))
@@ -39,7 +39,7 @@ enum MemberRole: Equatable {
             return .skipped(reason: "a manifest is read only at the archive's root")
         }
         guard isRecordFile(last) else {
-            return .skipped(reason: "not a record file (.ndjson, .jsonl or .json, optionally .gz)")
+            return .skipped(reason: "not a record file: the name does not end in .ndjson, .jsonl or .json (each optionally .gz)")
         }
         if components.count == 3 && components[0] == ArchivePath.records && last.hasSuffix(".ndjson") {
             let zone = last.dropLast(".ndjson".count)
