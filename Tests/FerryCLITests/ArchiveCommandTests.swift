@@ -160,6 +160,49 @@ struct ArchiveCommandTests {
         #expect(Ferry.execute(["convert", samples + "/chat.ndjson", dir + "/x.ndjson", "--assets", dir + "/assets"]) == 2)
     }
 
+    @Test("convert reads a tar.gz made by tar czf from a folder of exports, with no manifest, like the files themselves")
+    func convertWithoutManifest() throws {
+        let dir = scratchDirectory()
+        let (made, _, madeError) = try runShell("""
+            set -e; cd '\(dir)'; mkdir -p exports/chats exports/api
+            cp '\(samples)/chat.ndjson' '\(samples)/shopping.ndjson' exports/chats/
+            cp '\(samples)/edge-cases.ndjson' exports/ && gzip exports/edge-cases.ndjson
+            cp '\(samples)/query-response.json' exports/api/ && echo notes > exports/README.txt
+            tar czf exports.tar.gz exports
+            """)
+        #expect(made == 0, "\(madeError)")
+        let archive = dir + "/exports.tar.gz"
+        let (_, listing, _) = try runShell("tar tzf '\(archive)'")
+        var expected: [Record] = []
+        for member in listing.split(separator: "\n") where !member.hasSuffix("/") && !member.hasSuffix(".txt") {
+            let reader = try openRecordReader(dir + "/" + member, options: RecordInputOptions())
+            while let record = try reader.next() { expected.append(record) }
+        }
+        #expect(expected.count == 19)
+
+        #expect(Ferry.execute(["convert", archive, dir + "/out.ndjson", "--quiet"]) == 0)
+        #expect(try records(at: dir + "/out.ndjson") == expected)
+        let (status, out, _) = try runShell("'\(try ferryBinary())' convert - - --quiet < '\(archive)'")
+        #expect(status == 0)
+        #expect(out.split(separator: "\n").count == expected.count)
+
+        // Into an archive: the records go to --database, as from any file without one.
+        #expect(Ferry.execute(["convert", archive, dir + "/store.tar.gz", "--database", "public", "--quiet"]) == 0)
+        let manifest = try ArchiveReader(path: dir + "/store.tar.gz").manifest
+        #expect(manifest.recordCount == expected.count && Set(manifest.zones.map(\.database)) == ["public"])
+
+        // verify checks what it can and says what it cannot: exit 1.
+        let (verified, _, verifyError) = try runBinary(["verify", archive])
+        #expect(verified == 1)
+        #expect(verifyError.contains("no manifest.json among 5 members"), "\(verifyError)")
+        #expect(verifyError.contains("4 record files hold 19 valid records"))
+        #expect(verifyError.contains("Not checked: member sizes, SHA-256 checksums and record counts"))
+
+        #expect(Ferry.execute(["extract", archive, dir + "/out", "--quiet"]) == 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/out/exports/README.txt"))
+        #expect(try records(at: dir + "/out/exports/chats/chat.ndjson") == records(at: samples + "/chat.ndjson"))
+    }
+
     @Test("A truncated archive fails convert with exit 1 and leaves no output")
     func truncated() throws {
         let dir = scratchDirectory()
