@@ -30,8 +30,9 @@ import FerryRecords
 public final class ArchiveReader {
     /// Limits for untrusted input. `nil` turns a limit off.
     public struct Configuration: Sendable {
-        /// gzip limits, for the archive and for compressed members inside it: total decompressed
-        /// size and compression ratio (decompression bombs).
+        /// gzip limits (decompression bombs): the total decompressed size and the compression
+        /// ratio, for the archive, and again for the compressed record members inside it, which
+        /// share one budget of decompressed bytes.
         public var gzip: GzipSource.Configuration
         /// The largest member accepted; 16 GiB by default.
         public var maximumMemberBytes: Int?
@@ -114,6 +115,8 @@ public final class ArchiveReader {
         var entry: TarEntry
         var source: MemberSource
         var reader: NDJSONReader
+        /// Whether the member is gzip-compressed (the reader then counts decompressed bytes).
+        var isCompressed: Bool
         var database: String?
         var zoneID: ZoneID?
         /// The manifest's entries when it was read before this member.
@@ -134,6 +137,8 @@ public final class ArchiveReader {
     private var early: [EarlyMember] = []
     private var open: OpenRecords?
     private var closedRejects = 0
+    /// Bytes decompressed from gzip-compressed members so far.
+    private var memberOutputBytes = 0
     private var hasStarted = false
     private var isFinished = false
 
@@ -368,19 +373,25 @@ public final class ArchiveReader {
 
     private func openRecords(_ entry: TarEntry, source: MemberSource, database: String?, zoneID: ZoneID?,
                              listed: (zone: ArchiveManifest.Zone, member: ArchiveManifest.Member)?) throws {
+        // Compressed members share one budget of decompressed bytes: the gzip output limit bounds
+        // them together, not each.
+        var gzip = configuration.gzip
+        if let limit = gzip.maximumOutputBytes { gzip.maximumOutputBytes = max(0, limit - memberOutputBytes) }
         let input: any ByteSource
-        do { input = try Compression.openInput(source, configuration: configuration.gzip) } catch {
+        do { input = try Compression.openInput(source, configuration: gzip) } catch {
             throw memberError(error, entry: entry)
         }
+        let isCompressed = input is GzipSource
         var records = configuration.records
-        if !(input is GzipSource) {
+        if !isCompressed {
             // A small member needs no buffer of the default size (1 MiB, doubled).
             records.chunkSize = min(records.chunkSize, max(4096, entry.size + 1))
         }
         let reader = NDJSONReader(source: input, policy: listed == nil ? policy : .fail, configuration: records)
         recordMemberCount += 1
         reader.onReject = { [weak self] error in self?.onReject?(error) }
-        open = OpenRecords(entry: entry, source: source, reader: reader, database: database, zoneID: zoneID, listed: listed)
+        open = OpenRecords(entry: entry, source: source, reader: reader, isCompressed: isCompressed, database: database,
+                           zoneID: zoneID, listed: listed)
     }
 
     /// The next record of the open member; at its end, checks the member and closes it.
@@ -397,6 +408,7 @@ public final class ArchiveReader {
         }
         open = nil
         closedRejects += current.reader.rejectedCount
+        if current.isCompressed { memberOutputBytes += current.reader.bytesRead }
         guard let (zone, member) = current.listed else {
             let digest = try current.source.finish()
             early.append(EarlyMember(entry: current.entry, size: current.source.bytesRead, sha256: digest,

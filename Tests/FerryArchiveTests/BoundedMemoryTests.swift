@@ -237,3 +237,26 @@ struct BoundedMemoryTests {
         #expect(growth < streamedBytes / 2, "resident memory grew by \(growth >> 20) MiB")
     }
 }
+
+extension BoundedMemoryTests {
+    @Test("Compressed record members inside an archive are held to the gzip limits, which they share")
+    func compressedMembers() throws {
+        // 64 MiB of zeros as an .ndjson.gz member: the default ratio limit stops it.
+        let bomb = try TarBuilder.tar([.file("exports/zeros.ndjson.gz", Self.zerosMember)])
+        let error = archiveError { _ = try readArchive(try ArchiveReader(source: MemorySource(bomb, name: "bomb.tar"))) }
+        #expect(error?.code == .decompressionFailed && error?.member == "exports/zeros.ndjson.gz")
+        #expect((error?.underlying as? CompressionError)?.code == .ratioLimitExceeded)
+
+        // Three members of 400 KiB each pass a 1 MiB output limit one by one, not together.
+        let line = Array("{\"recordName\":\"x\"}\n".utf8)
+        let text = Array([[UInt8]](repeating: line, count: 400 << 10 / line.count).joined())
+        let member = try TarBuilder.gzip(text)
+        let three = try TarBuilder.tar((1...3).map { .file("part-\($0).ndjson.gz", member) })
+        let limits = ArchiveReader.Configuration(gzip: .init(maximumOutputBytes: 1 << 20, maximumRatio: nil))
+        let shared = archiveError { _ = try readArchive(try ArchiveReader(source: MemorySource(three), configuration: limits)) }
+        #expect(shared?.member == "part-3.ndjson.gz")
+        #expect((shared?.underlying as? CompressionError)?.code == .outputLimitExceeded)
+        let two = try TarBuilder.tar((1...2).map { .file("part-\($0).ndjson.gz", member) })
+        #expect(try readArchive(try ArchiveReader(source: MemorySource(two), configuration: limits)).count == 2 * (text.count / line.count))
+    }
+}
