@@ -168,7 +168,7 @@ struct ArchiveCommandTests {
             cp '\(samples)/chat.ndjson' '\(samples)/shopping.ndjson' exports/chats/
             cp '\(samples)/edge-cases.ndjson' exports/ && gzip exports/edge-cases.ndjson
             cp '\(samples)/query-response.json' exports/api/ && echo notes > exports/README.txt
-            tar czf exports.tar.gz exports
+            COPYFILE_DISABLE=1 tar czf exports.tar.gz exports
             """)
         #expect(made == 0, "\(madeError)")
         let archive = dir + "/exports.tar.gz"
