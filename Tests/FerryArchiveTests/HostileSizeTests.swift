@@ -1,54 +1,9 @@
-import Foundation
 import Testing
 @testable import FerryArchive
 import FerryCompression
 import FerryIO
 import FerryNDJSON
 import FerryRecords
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// The resident memory of this test process.
-///
-/// Linux: the peak (`VmHWM` in `/proc/self/status`) is reset to the current size first (`5`
-/// written to `/proc/self/clear_refs`), so growth is measured from the start of the test even
-/// when earlier tests peaked higher. Elsewhere `getrusage` gives the lifetime peak, which cannot
-/// be reset: the check still holds, it can only miss growth hidden under an earlier peak.
-enum ResidentMemory {
-    /// Resets the peak where the system allows it and returns it, in bytes.
-    static func startMeasuring() -> Int {
-        #if os(Linux)
-        if let file = fopen("/proc/self/clear_refs", "w") {
-            fputs("5", file)
-            fclose(file)
-        }
-        #endif
-        return peak()
-    }
-
-    /// The peak resident size so far, in bytes.
-    static func peak() -> Int {
-        #if os(Linux)
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") {
-            return kilobytes * 1024
-        }
-        #endif
-        var usage = rusage()
-        #if canImport(Darwin)
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss) // bytes on Darwin
-        #else
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024 // kilobytes elsewhere
-        #endif
-    }
-}
 
 /// A source made on the fly, never held whole: `prefix`, then `repeated` over and over until
 /// `count` bytes of it were handed out. It counts what was read from it.
@@ -87,13 +42,12 @@ final class GeneratedSource: ByteSource {
     func mapRemaining(maximumSize: Int) -> MappedInput? { nil }
 }
 
-/// Hostile inputs far larger than memory are refused at a limit or streamed, never buffered:
-/// resident memory grows by less than ``ceiling`` while each is read. Serialized so that two of
-/// them never share the measurement (other suites may still run alongside; the ceiling is
-/// generous for that reason).
-@Suite("Bounded memory on hostile input", .serialized)
-struct BoundedMemoryTests {
-    static let ceiling = 64 << 20
+/// Hostile inputs far larger than memory, generated as they are read, are refused at a limit
+/// having read little of them, or streamed. How much memory that takes is measured on a `ferry`
+/// process of its own (`ArchiveMemoryTests` in FerryCLITests): a test process's resident size
+/// counts every test running alongside, and moved by 250 MiB in a full run.
+@Suite("Hostile sizes are refused at a limit or streamed")
+struct HostileSizeTests {
     static let tenGiB = 10 << 30
 
     /// One gzip member of 64 MiB of zeros (about 64 KiB, at about 1030:1), compressed in 1 MiB
@@ -131,31 +85,25 @@ struct BoundedMemoryTests {
         }
     }
 
-    @Test("10 GiB of gzip-compressed zeros stop at the output limit (--max-bytes) with memory bounded")
+    @Test("10 GiB of gzip-compressed zeros stop at the output limit (--max-bytes), little of them read")
     func gzipOutputLimit() throws {
         #expect(Self.zerosMember.count > 60 << 10 && Self.zerosMember.count < 70 << 10)
         let limit = 512 << 20
         let compressed = Self.tenGiBOfZeros()
-        let before = ResidentMemory.startMeasuring()
         let source = try GzipSource(wrapping: compressed, configuration: .init(maximumOutputBytes: limit, maximumRatio: nil))
         let (delivered, error) = Self.drain(source)
-        let growth = ResidentMemory.peak() - before
         #expect((error as? CompressionError)?.code == .outputLimitExceeded, "\(String(describing: error))")
         #expect(delivered <= limit && delivered > limit - (1 << 20))
         #expect(compressed.consumed < compressed.totalBytes / 16, "read \(compressed.consumed) of \(compressed.totalBytes)")
-        #expect(growth < Self.ceiling, "resident memory grew by \(growth >> 20) MiB")
     }
 
     @Test("10 GiB of gzip-compressed zeros stop at the default ratio limit (--max-ratio) soon after the first MiB")
     func gzipRatioLimit() throws {
         let compressed = Self.tenGiBOfZeros()
-        let before = ResidentMemory.startMeasuring()
         let (delivered, error) = Self.drain(try GzipSource(wrapping: compressed))
-        let growth = ResidentMemory.peak() - before
         #expect((error as? CompressionError)?.code == .ratioLimitExceeded, "\(String(describing: error))")
         #expect(delivered < 512 << 20)
         #expect(compressed.consumed < 1 << 20)
-        #expect(growth < Self.ceiling, "resident memory grew by \(growth >> 20) MiB")
     }
 
     @Test("An archive that is 10 GiB of compressed zeros is refused at --max-bytes, and at --max-ratio by default")
@@ -166,14 +114,11 @@ struct BoundedMemoryTests {
                                                   maximumTotalBytes: 256 << 20)
         for configuration in [limited, ArchiveReader.Configuration()] {
             let compressed = Self.tenGiBOfZeros()
-            let before = ResidentMemory.startMeasuring()
             let error = archiveError { _ = try ArchiveReader(source: compressed, configuration: configuration) }
-            let growth = ResidentMemory.peak() - before
             #expect(error?.code == .decompressionFailed, "\(String(describing: error))")
             #expect([CompressionError.Code.outputLimitExceeded, .ratioLimitExceeded]
                 .contains((error?.underlying as? CompressionError)?.code))
             #expect(compressed.consumed < compressed.totalBytes / 16)
-            #expect(growth < Self.ceiling, "resident memory grew by \(growth >> 20) MiB")
         }
     }
 
@@ -199,46 +144,38 @@ struct BoundedMemoryTests {
         #expect(input.consumed < 1 << 20, "read \(input.consumed) bytes")
     }
 
-    @Test("A record member declaring 10 GiB of one endless line is refused at the line limit, never buffered whole")
+    @Test("A record member declaring 10 GiB of one endless line is refused at the line limit")
     func tarMemberEndlessLine() throws {
         let header = try Self.header(name: "exports/huge.ndjson", size: Self.tenGiB)
         let input = GeneratedSource(name: "huge.tar", prefix: header,
                                     repeating: Array(String(repeating: "{\"recordName\":", count: 300).utf8), count: Self.tenGiB)
         var configuration = ArchiveReader.Configuration()
         configuration.records.maximumLineBytes = 8 << 20
-        let before = ResidentMemory.startMeasuring()
         let error = archiveError { _ = try readArchive(try ArchiveReader(source: input, configuration: configuration)) }
-        let growth = ResidentMemory.peak() - before
         #expect(error?.code == .invalidRecord && error?.member == "exports/huge.ndjson")
         #expect((error?.underlying as? RecordFormatError)?.code == .tooLarge)
         #expect(input.consumed < 16 << 20, "read \(input.consumed) bytes")
-        #expect(growth < Self.ceiling, "resident memory grew by \(growth >> 20) MiB")
     }
 
-    /// Every member's bytes go through SHA-256, which an unoptimized test build runs at about
-    /// 8 MB/s: this test streams 32 MiB (about 4 s of CPU) and holds memory to half of that.
-    @Test("An asset member declaring 10 GiB streams through in pieces: 32 MiB read growing memory by less than half that")
+    @Test("An asset member declaring 10 GiB is handed on as a stream, and the input ending early is found")
     func tarMemberStreamed() throws {
-        let streamedBytes = 32 << 20
+        let streamedBytes = 4 << 20
         let header = try Self.header(name: "assets/huge", size: Self.tenGiB)
         let input = GeneratedSource(name: "huge.tar", prefix: header, repeating: [UInt8](repeating: 7, count: 4096),
                                     count: streamedBytes)
         let reader = try ArchiveReader(source: input)
         var streamed = 0
         reader.onMember = { member, source in
-            #expect(member.kind == .asset && member.size == Self.tenGiB)
+            #expect(member.kind == .asset && member.size == Self.tenGiB && member.fileChecksum == "huge")
             streamed = Self.drain(source).bytes
         }
-        let before = ResidentMemory.startMeasuring()
         let error = archiveError { _ = try readArchive(reader) }
-        let growth = ResidentMemory.peak() - before
         #expect(error?.code == .truncated && error?.member == "assets/huge", "\(String(describing: error))")
         #expect(streamed == streamedBytes)
-        #expect(growth < streamedBytes / 2, "resident memory grew by \(growth >> 20) MiB")
     }
 }
 
-extension BoundedMemoryTests {
+extension HostileSizeTests {
     @Test("Compressed record members inside an archive are held to the gzip limits, which they share")
     func compressedMembers() throws {
         // 64 MiB of zeros as an .ndjson.gz member: the default ratio limit stops it.
