@@ -1,3 +1,5 @@
+import FerryRecords
+
 /// An error from writing, reading, verifying or extracting an archive.
 ///
 /// Carries what kind of failure it was (``code``), a message saying what was expected and what was
@@ -74,7 +76,8 @@ public struct ArchiveError: Error, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// `ARCHIVE: member PATH, line LINE, tar byte OFFSET: CODE: MESSAGE: UNDERLYING`.
+    /// `ARCHIVE: member PATH, line LINE, tar byte OFFSET: CODE: MESSAGE: UNDERLYING` (a record
+    /// error underneath is not repeated: the member, line and message already say it).
     public var description: String {
         var text = archive + ":"
         if let member {
@@ -86,7 +89,8 @@ public struct ArchiveError: Error, CustomStringConvertible {
             text += " tar byte \(offset):"
         }
         text += " \(code.rawValue): \(message)"
-        if let underlying { text += ": \(underlying)" }
+        // A record error's position and message are already in the member, line and message.
+        if let underlying, !(underlying is RecordFormatError) { text += ": \(underlying)" }
         return text
     }
 }

@@ -430,7 +430,12 @@ public final class ArchiveReader {
             return ArchiveError(.decompressionFailed, "the compressed member could not be read", archive: name,
                                 member: entry.path, offset: entry.dataOffset, underlying: failure)
         case let failure as RecordFormatError:
-            return ArchiveError(.invalidRecord, "expected record dictionaries, one per line, or CKWS response documents",
+            // The member and line say where; the message is the record error's own, with the
+            // column and record index it gives.
+            var place: [String] = []
+            if let column = failure.column { place.append("column \(column)") }
+            if let index = failure.recordIndex { place.append("record \(index)") }
+            return ArchiveError(.invalidRecord, (place.isEmpty ? "" : place.joined(separator: ", ") + ": ") + failure.message,
                                 archive: name, member: entry.path, offset: entry.dataOffset, line: failure.line,
                                 underlying: failure)
         default:

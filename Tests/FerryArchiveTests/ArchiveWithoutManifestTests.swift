@@ -166,7 +166,9 @@ struct ArchiveWithoutManifestTests {
         #expect(error.member == "exports/b.ndjson")
         #expect(error.line == 3)
         #expect(error.offset == 1536) // the member's data: after a.ndjson's header and block, and b.ndjson's header
-        #expect(error.description.hasPrefix("bad.tgz: member exports/b.ndjson, line 3, tar byte 1536: invalid record"))
+        #expect(error.description.hasPrefix("bad.tgz: member exports/b.ndjson, line 3, tar byte 1536: invalid record: "
+                                            + "column 16, record 3: expected a string"), "\(error)")
+        #expect(error.description.components(separatedBy: "exports/b.ndjson").count == 2) // said once
         #expect((error.underlying as? RecordFormatError)?.line == 3)
     }
 
