@@ -5,7 +5,8 @@ import FerryRecords
 /// and change tokens — into another archive, so archive → archive conversions lose nothing.
 public enum ArchiveCarryOver {
     /// Installs a member handler on `input` that copies assets and change logs into `output` as
-    /// they stream past (nothing is held in memory).
+    /// they stream past (nothing is held in memory); in an archive without a manifest, those its
+    /// layout names (`assets/<checksum>`, `changes/…`).
     public static func begin(from input: ArchiveRecordReader, into output: ArchiveRecordWriter) {
         let previous = input.archive.onMember
         input.archive.onMember = { member, source in
@@ -22,8 +23,8 @@ public enum ArchiveCarryOver {
         }
     }
 
-    /// After `input` was read to its end: adds its zones (with or without records) and their
-    /// change tokens to `output`.
+    /// After `input` was read to its end: adds the zones its manifest lists (with or without
+    /// records; none when it has no manifest) and their change tokens to `output`.
     public static func finish(from input: ArchiveRecordReader, into output: ArchiveRecordWriter) throws {
         for zone in input.archive.manifest.zones {
             try output.archive.addZone(zone.zoneID, database: zone.database)

@@ -1,11 +1,12 @@
 import FerryCompression
 import FerryIO
 
-/// Recognizing a Ferry archive (any tar stream, gzip-compressed or not) by its content,
-/// whatever the file is named.
+/// Recognizing an archive (any tar stream, gzip-compressed or not, with or without a Ferry
+/// manifest) by its content, whatever the file is named.
 public enum ArchiveDetection {
-    /// The number of decompressed leading bytes ``isArchive(prefix:)`` looks at: one tar header.
-    public static let prefixLength = 512
+    /// The number of decompressed leading bytes ``isArchive(prefix:)`` looks at: a tar header, or
+    /// the two zero blocks of an empty archive.
+    public static let prefixLength = 1024
 
     /// An input after detection: its decompressed bytes, none consumed, and what they are.
     public struct Input {
@@ -15,15 +16,18 @@ public enum ArchiveDetection {
         public let isArchive: Bool
     }
 
-    /// Whether `prefix` (decompressed) starts with a ustar header: POSIX `ustar\0` or GNU
-    /// `ustar  ` magic at byte 257 and a valid header checksum. Pure Swift.
+    /// Whether `prefix` (decompressed) starts with a ustar header — POSIX `ustar\0` or GNU
+    /// `ustar  ` magic at byte 257 and a valid header checksum — or with the two zero blocks that
+    /// are all of an empty archive (`tar czf empty.tar.gz -T /dev/null`). Pure Swift.
     public static func isArchive(prefix: [UInt8]) -> Bool {
-        guard prefix.count >= prefixLength else { return false }
-        return prefix.withUnsafeBytes { TarHeader.looksLikeHeader($0) }
+        let block = TarHeader.blockSize
+        guard prefix.count >= block else { return false }
+        if prefix.count >= 2 * block && !prefix[..<(2 * block)].contains(where: { $0 != 0 }) { return true }
+        return prefix.withUnsafeBytes { TarHeader.looksLikeHeader(UnsafeRawBufferPointer(rebasing: $0[..<block])) }
     }
 
     /// Decompresses `source` when it starts with gzip's magic bytes (`Compression.openInput`),
-    /// peeks at the first 512 decompressed bytes and says whether they are a tar header. Read only
+    /// peeks at the first 1024 decompressed bytes and says whether they start an archive. Read only
     /// from the returned ``Input/source`` afterwards; pass it to ``ArchiveReader`` or to a records
     /// reader.
     ///

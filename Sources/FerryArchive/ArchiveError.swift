@@ -1,9 +1,11 @@
+import FerryRecords
+
 /// An error from writing, reading, verifying or extracting an archive.
 ///
 /// Carries what kind of failure it was (``code``), a message saying what was expected and what was
-/// found, the archive's name, the member involved and the byte offset in the (decompressed) tar
-/// stream where it happened, plus the underlying error (a `CompressionError`, `FerryIOError` or
-/// `RecordFormatError`) when there is one.
+/// found, the archive's name, the member involved, the byte offset in the (decompressed) tar
+/// stream where it happened and, for a bad record, its line in the member, plus the underlying
+/// error (a `CompressionError`, `FerryIOError` or `RecordFormatError`) when there is one.
 public struct ArchiveError: Error, CustomStringConvertible {
     /// What kind of failure this is.
     public enum Code: String, Sendable, Hashable {
@@ -15,7 +17,7 @@ public struct ArchiveError: Error, CustomStringConvertible {
         case unsafePath = "unsafe path"
         /// A member is a symlink, hardlink, device, FIFO or other type Ferry never extracts.
         case unsupportedMemberType = "unsupported member type"
-        /// The first member is not `manifest.json`.
+        /// The archive has no `manifest.json` where one is required (``ArchiveVerifier`` by default).
         case missingManifest = "missing manifest"
         /// `manifest.json` is not valid JSON or lacks a required key.
         case invalidManifest = "invalid manifest"
@@ -29,6 +31,9 @@ public struct ArchiveError: Error, CustomStringConvertible {
         case missingMember = "missing member"
         /// A member is in the archive but not in the manifest, or appears twice.
         case unexpectedMember = "unexpected member"
+        /// A member read before a manifest that comes later was handled by its name (records of a
+        /// zone, an asset, a change log, skipped) differently from what the manifest then says.
+        case memberBeforeManifest = "member before the manifest"
         /// A member or the whole archive is larger than the configured limits.
         case limitExceeded = "limit exceeded"
         /// Decompressing the archive failed (see ``underlying``: a `CompressionError`).
@@ -51,29 +56,41 @@ public struct ArchiveError: Error, CustomStringConvertible {
     public var archive: String
     /// The member's path inside the archive, when the failure concerns one.
     public var member: String?
-    /// The byte offset in the uncompressed tar stream where the failure was found, when known.
+    /// The byte offset in the uncompressed tar stream where the failure was found, when known; for
+    /// a bad record, where its member's data starts.
     public var offset: Int?
+    /// For a bad record: its 1-based line in the (decompressed) member, when known.
+    public var line: Int?
     /// The error that caused this one, when there is one.
     public var underlying: (any Error)?
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, archive: String, member: String? = nil,
-                offset: Int? = nil, underlying: (any Error)? = nil) {
+                offset: Int? = nil, line: Int? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.archive = archive
         self.member = member
         self.offset = offset
+        self.line = line
         self.underlying = underlying
     }
 
-    /// `ARCHIVE: member PATH, tar byte OFFSET: CODE: MESSAGE: UNDERLYING`.
+    /// `ARCHIVE: member PATH, line LINE, tar byte OFFSET: CODE: MESSAGE: UNDERLYING` (a record
+    /// error underneath is not repeated: the member, line and message already say it).
     public var description: String {
         var text = archive + ":"
-        if let member { text += " member \(member)" + (offset == nil ? ":" : ",") }
-        if let offset { text += " tar byte \(offset):" }
+        if let member {
+            var place = [" member \(member)"]
+            if let line { place.append(" line \(line)") }
+            if let offset { place.append(" tar byte \(offset)") }
+            text += place.joined(separator: ",") + ":"
+        } else if let offset {
+            text += " tar byte \(offset):"
+        }
         text += " \(code.rawValue): \(message)"
-        if let underlying { text += ": \(underlying)" }
+        // A record error's position and message are already in the member, line and message.
+        if let underlying, !(underlying is RecordFormatError) { text += ": \(underlying)" }
         return text
     }
 }

@@ -1,6 +1,6 @@
 import FerryRecords
 
-/// The contents of `manifest.json`, the first member of every Ferry archive: what the archive
+/// The contents of `manifest.json`, the first member of every archive Ferry writes: what the archive
 /// holds (zones, record counts, the inferred field schema, change tokens) and the size and
 /// SHA-256 of every other member. See `Docs/ArchiveLayout.md`.
 public struct ArchiveManifest: Hashable, Sendable {
@@ -102,7 +102,7 @@ public struct ArchiveManifest: Hashable, Sendable {
     public var zones: [Zone]
     /// Record type → the fields seen on it.
     public var schema: [String: RecordTypeSchema]
-    /// Every member after the manifest, in archive order.
+    /// Every member other than the manifest, in archive order.
     public var members: [Member]
 
     /// Creates a manifest.

@@ -2,23 +2,30 @@ import FerryIO
 import FerryPipeline
 import FerryRecords
 
-/// An archive's records as a ``RecordReader``: every zone's records, in the archive's order,
+/// An archive's records as a ``RecordReader``: every record member's records, in archive order,
 /// with the database and zone of the latest record at hand.
 ///
-/// An archive is checked, not repaired: a bad member always fails (there is nothing to skip to
-/// that the checksums could vouch for), so ``onReject`` is never called.
+/// Members the archive's manifest lists are checked, not repaired: a bad record in one always
+/// fails (the checksums and counts could not vouch for what is left). Members no manifest lists
+/// when they are read (an archive without one, members before it) follow the ``ArchiveReader``'s
+/// policy, and a record skipped under ``RecordErrorPolicy/skip(rejects:)`` is reported to
+/// ``onReject`` like any reader's.
 public final class ArchiveRecordReader: RecordReader {
     /// The underlying archive reader (its manifest, and ``ArchiveReader/onMember`` for assets and
     /// change logs).
     public let archive: ArchiveReader
-    /// The database and zone of the record returned last.
+    /// The database and zone of the record returned last; `nil` when its member's path and the
+    /// manifest say nothing about them (a loose record file such as `exports/chats.ndjson`).
     public private(set) var current: (database: String, zoneID: ZoneID)?
     public private(set) var recordCount = 0
-    public var recordIndex: Int { recordCount }
-    public var rejectedCount: Int { 0 }
+    public var recordIndex: Int { recordCount + rejectedCount }
+    public var rejectedCount: Int { archive.rejectedCount }
     public var bytesRead: Int { archive.bytesRead }
     public var sourceName: String { archive.name }
-    public var onReject: ((any Error) -> Void)?
+    public var onReject: ((any Error) -> Void)? {
+        get { archive.onReject }
+        set { archive.onReject = newValue }
+    }
 
     /// Reads records from `archive`.
     public init(_ archive: ArchiveReader) {
@@ -31,7 +38,11 @@ public final class ArchiveRecordReader: RecordReader {
             return nil
         }
         recordCount += 1
-        current = (item.database, item.zoneID)
+        if let database = item.database, let zoneID = item.zoneID {
+            current = (database, zoneID)
+        } else {
+            current = nil
+        }
         return item.record
     }
 }

@@ -1,39 +1,78 @@
 import FerryIO
 import FerryRecords
 
-/// Checks a whole archive without writing anything: every member's size and SHA-256 against the
-/// manifest, every records member's record counts per type, the inferred field schema against
-/// the records, and that the members are exactly those the manifest lists. The first problem stops verification with an ``ArchiveError``
+/// Checks a whole archive without writing anything.
+///
+/// With a manifest (wherever it is): every member's size and SHA-256, every records member's
+/// record counts per type, the inferred field schema against the records, and that the members
+/// are exactly those the manifest lists. Without one there is nothing to check sizes, checksums
+/// or counts against: what can be checked still is — the gzip and tar layers are intact, nothing
+/// is unsafe, every record member decodes — and then verification fails with
+/// ``ArchiveError/Code/missingManifest`` saying what was and was not checked, unless
+/// ``requiresManifest`` is off. The first problem stops verification with an ``ArchiveError``
 /// naming the member (and the byte offset in the tar stream).
 public struct ArchiveVerifier {
     /// What a successful verification found.
     public struct Report: Sendable {
-        /// The archive's manifest.
+        /// The archive's manifest (empty when ``manifestPlacement`` is `.notRead`).
         public var manifest: ArchiveManifest
         /// Members checked, the manifest excluded.
         public var memberCount: Int
         /// Records read and counted.
         public var recordCount: Int
+        /// Where the manifest was; `.notRead` when the archive has none.
+        public var manifestPlacement: ArchiveReader.ManifestPlacement
+        /// Members read as records.
+        public var recordMemberCount: Int
+        /// Members skipped as not record files (only in an archive without a manifest).
+        public var skippedMembers: [ArchiveReader.SkippedMember]
+
+        /// One sentence on what was checked: everything against the manifest, or, without one,
+        /// what could and could not be.
+        public var summary: String {
+            if manifestPlacement != .notRead {
+                return "\(memberCount) members, \(recordCount) records in \(manifest.zones.count) zones; every member's "
+                    + "size and SHA-256 and every zone's record counts match the manifest"
+                    + (manifestPlacement == .first ? "" : " (found after \(membersBeforeManifest) members)")
+            }
+            var text = "no manifest.json among \(memberCount) members. Checked: the gzip and tar layers are intact, "
+                + "no member is unsafe, \(recordMemberCount) record files hold \(recordCount) valid records"
+            if let first = skippedMembers.first {
+                let count = skippedMembers.count
+                text += " (\(count) other \(count == 1 ? "member" : "members") skipped: \(first.path), \(first.reason)"
+                    + (count > 1 ? ", …" : "") + ")"
+            }
+            return text + ". Not checked: member sizes, SHA-256 checksums and record counts — without a manifest "
+                + "nothing states them"
+        }
+
+        private var membersBeforeManifest: Int {
+            if case .after(let members) = manifestPlacement { members } else { 0 }
+        }
     }
 
     /// The limits applied while reading.
     public var configuration: ArchiveReader.Configuration
+    /// Whether an archive without `manifest.json` fails verification (after everything that can
+    /// be checked was): `true` by default, since nothing vouches for its members.
+    public var requiresManifest: Bool
 
     /// Creates a verifier.
-    public init(configuration: ArchiveReader.Configuration = ArchiveReader.Configuration()) {
+    public init(configuration: ArchiveReader.Configuration = ArchiveReader.Configuration(), requiresManifest: Bool = true) {
         self.configuration = configuration
+        self.requiresManifest = requiresManifest
     }
 
     /// Verifies the archive at `path`.
     ///
-    /// - Throws: ``ArchiveError`` for the first bad member.
+    /// - Throws: ``ArchiveError`` for the first bad member, or for a missing manifest.
     public func verify(path: String) throws -> Report {
         try verify(ArchiveReader(path: path, configuration: configuration))
     }
 
     /// Verifies an archive read from `source` (gzip-compressed or not).
     ///
-    /// - Throws: ``ArchiveError`` for the first bad member.
+    /// - Throws: ``ArchiveError`` for the first bad member, or for a missing manifest.
     public func verify(_ source: any ByteSource) throws -> Report {
         try verify(ArchiveReader(source: source, configuration: configuration))
     }
@@ -44,6 +83,16 @@ public struct ArchiveVerifier {
         while let item = try reader.nextRecord() {
             records += 1
             ArchiveManifest.RecordTypeSchema.add(item.record, to: &schema)
+        }
+        let report = Report(manifest: reader.manifest, memberCount: reader.memberCount, recordCount: records,
+                            manifestPlacement: reader.manifestPlacement, recordMemberCount: reader.recordMemberCount,
+                            skippedMembers: reader.skippedMembers)
+        guard reader.manifestPlacement != .notRead else {
+            if requiresManifest {
+                throw ArchiveError(.missingManifest, "expected a manifest.json to verify against, found " + report.summary,
+                                   archive: reader.name)
+            }
+            return report
         }
         // The schema is inferred from the records: when the manifest gives one (hand-made archives
         // may leave it empty), it must say exactly what they hold.
@@ -60,7 +109,7 @@ public struct ArchiveVerifier {
             }
             try fail(type, detail, reader)
         }
-        return Report(manifest: reader.manifest, memberCount: reader.manifest.members.count, recordCount: records)
+        return report
     }
 
     private func fail(_ what: String, _ detail: String, _ reader: ArchiveReader) throws -> Never {

@@ -38,10 +38,12 @@ struct Extract: ParsableCommand {
     func run() throws {
         do {
             let reader = try ArchiveReader(source: try InputFile(path: archive), configuration: try limits.configuration())
-            try reader.extract(to: directory)
+            let written = try reader.extract(to: directory)
             if !quiet {
-                StandardError.write("ferry: extracted \(reader.manifest.members.count + 1) members "
-                                    + "(\(reader.manifest.recordCount) records) into \(directory)\n")
+                let checked = reader.manifestPlacement == .notRead
+                    ? "no manifest: nothing vouches for them beyond an intact archive"
+                    : "\(reader.manifest.recordCount) records, every member checked against the manifest"
+                StandardError.write("ferry: extracted \(written) members (\(checked)) into \(directory)\n")
             }
         } catch {
             throw dataFailure(error)

@@ -65,7 +65,7 @@ func openRecordReader(_ source: any ByteSource, name path: String, options: Reco
     case .archive:
         let configuration = ArchiveReader.Configuration(
             records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
-        return ArchiveRecordReader(try ArchiveReader(source: input.source, configuration: configuration))
+        return ArchiveRecordReader(try ArchiveReader(source: input.source, configuration: configuration, policy: options.policy))
     case .xml:
         return XMLRecordReader(source: input.source, policy: options.policy)
     case .ndjson:
@@ -142,7 +142,7 @@ final class RecordSources {
         case .archive:
             let configuration = ArchiveReader.Configuration(
                 records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
-            let reader = ArchiveRecordReader(try ArchiveReader(source: first.source, configuration: configuration))
+            let reader = ArchiveRecordReader(try ArchiveReader(source: first.source, configuration: configuration, policy: options.policy))
             return ArchiveRecordSource(reader, carryingOverInto: archiveOutput)
         }
     }

@@ -50,13 +50,22 @@ struct Inspect: ParsableCommand {
         do {
             for path in try expandInputs(inputs) {
                 let input = try ArchiveDetection.openInput(try InputFile(path: path))
+                let policy: RecordErrorPolicy = onError == .skip ? .skip(rejects: nil) : .fail
+                let reader: any RecordReader
+                var archive: ArchiveReader?
                 if input.isArchive {
-                    // An archive describes itself: its manifest is read, not its records.
-                    manifests.append((path, try ArchiveReader(source: input.source).manifest))
-                    continue
+                    let opened = try ArchiveReader(source: input.source, policy: policy)
+                    if opened.manifestPlacement == .first {
+                        // An archive describes itself: its manifest is read, not its records.
+                        manifests.append((path, opened.manifest))
+                        continue
+                    }
+                    // No manifest up front: what it holds is what its record files hold.
+                    archive = opened
+                    reader = ArchiveRecordReader(opened)
+                } else {
+                    reader = try openRecordReader(input.source, name: path, options: RecordInputOptions(policy: policy))
                 }
-                let reader = try openRecordReader(input.source, name: path, options: RecordInputOptions(
-                    policy: onError == .skip ? .skip(rejects: nil) : .fail))
                 while let record = try reader.next() {
                     summary.add(record)
                     if progress.isEnabled {
@@ -66,6 +75,9 @@ struct Inspect: ParsableCommand {
                 summary.bytes += reader.bytesRead
                 summary.rejected += reader.rejectedCount
                 summary.zoneListings += reader.zoneListings
+                if let archive, archive.manifestPlacement != .notRead {
+                    manifests.append((path, archive.manifest)) // a manifest after other members
+                }
             }
         } catch {
             progress.clear()

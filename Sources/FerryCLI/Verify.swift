@@ -9,10 +9,13 @@ struct Verify: ParsableCommand {
         abstract: "Check an archive: every member's size and SHA-256, every zone's record counts.",
         discussion: """
         Reads the whole archive without writing anything. Every member must be listed in the \
-        manifest and match its size and SHA-256; every records member must hold the counts per \
-        record type the manifest gives; nothing unsafe (absolute paths, .., links, devices) and no \
-        decompression bomb is accepted. The first problem is reported with the member and the byte \
-        offset in the tar stream; exit 1. Exit 0 when the archive is intact.
+        manifest (wherever it is in the archive) and match its size and SHA-256; every records \
+        member must hold the counts per record type the manifest gives; nothing unsafe (absolute \
+        paths, .., links, devices) and no decompression bomb is accepted. The first problem is \
+        reported with the member and the byte offset in the tar stream; exit 1. Exit 0 when the \
+        archive is intact. An archive without manifest.json (tar czf of a folder of exports) is \
+        read whole and every record file decoded, then reported as unverifiable with exit 1, \
+        saying what was and was not checked (--allow-missing-manifest: exit 0).
 
         Examples:
           ferry verify backup.tar.gz
@@ -32,6 +35,9 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print nothing on success.")
     var quiet = false
 
+    @Flag(help: "Exit 0 for an archive without manifest.json whose records all decode (its sizes, checksums and counts cannot be checked).")
+    var allowMissingManifest = false
+
     func validate() throws {
         guard !archives.isEmpty else { throw ValidationError("expected at least one ARCHIVE") }
         try checkInputsExist(archives)
@@ -42,12 +48,13 @@ struct Verify: ParsableCommand {
         var failed: CommandFailure?
         for path in archives {
             do {
-                let report = try ArchiveVerifier(configuration: try limits.configuration()).verify(try InputFile(path: path))
+                let verifier = ArchiveVerifier(configuration: try limits.configuration(),
+                                               requiresManifest: !allowMissingManifest)
+                let report = try verifier.verify(try InputFile(path: path))
                 if json {
                     print(Self.json(path: path, ok: true, members: report.memberCount, records: report.recordCount, error: nil))
                 } else if !quiet {
-                    print("\(path): ok — \(report.memberCount) members, \(report.recordCount) records in "
-                          + "\(report.manifest.zones.count) zones, all checksums and counts match")
+                    print("\(path): ok — \(report.summary)")
                 }
             } catch {
                 let message = String(describing: error)

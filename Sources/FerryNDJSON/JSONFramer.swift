@@ -233,7 +233,10 @@ package final class JSONFramer {
     private func fill(toAtLeast count: Int) throws {
         repeat {
             pending.reserve(max(configuration.chunkSize, min(count, configuration.chunkSize * 4) - pending.count))
-            let n = try source.read(into: pending.spare)
+            // A chunk at a time at most: reading ahead of what framing needs would read past a
+            // line over the limit (or a bomb) for nothing.
+            let spare = pending.spare
+            let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: spare[..<min(spare.count, configuration.chunkSize)]))
             if n == 0 {
                 isEOF = true
                 return

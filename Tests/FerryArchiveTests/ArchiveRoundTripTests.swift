@@ -46,8 +46,8 @@ struct ArchiveRoundTripTests {
         let read = try readArchive(reader)
         #expect(canonical(read.map(\.record)) == canonical(records))
         for item in read {
-            #expect(item.zoneID.zoneName == item.record.zoneName)
-            #expect(item.zoneID.ownerRecordName == item.record.zoneID?.ownerRecordName)
+            #expect(item.zoneID?.zoneName == item.record.zoneName)
+            #expect(item.zoneID?.ownerRecordName == item.record.zoneID?.ownerRecordName)
             if let database { #expect(item.database == database) }
         }
         var tokensRead: [String: String] = [:]

@@ -15,6 +15,9 @@ struct TarFormatTests {
         #expect(!ArchiveDetection.isArchive(prefix: corrupted))
         #expect(!ArchiveDetection.isArchive(prefix: Array(#"{"recordName":"a"}"#.utf8) + [UInt8](repeating: 0x20, count: 600)))
         #expect(!ArchiveDetection.isArchive(prefix: Array(header.prefix(300))))
+        #expect(ArchiveDetection.isArchive(prefix: [UInt8](repeating: 0, count: 1024))) // an empty archive
+        #expect(!ArchiveDetection.isArchive(prefix: [UInt8](repeating: 0, count: 1000)))
+        #expect(!ArchiveDetection.isArchive(prefix: [UInt8](repeating: 0, count: 1023) + [1]))
     }
 
     @Test("An archive is detected by content whatever its name, gzip or not, without losing bytes")

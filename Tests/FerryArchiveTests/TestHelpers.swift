@@ -31,12 +31,14 @@ struct ToolResult {
     var error: String
 }
 
-/// Runs `executable` (looked up on PATH) with `arguments` in `directory`.
+/// Runs `executable` (looked up on PATH) with `arguments` in `directory`. macOS `tar` is told
+/// not to add `._*` AppleDouble members for extended attributes (`COPYFILE_DISABLE`).
 @discardableResult
 func runTool(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> ToolResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [executable] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["COPYFILE_DISABLE": "1"]) { $1 }
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let out = Pipe()
     let err = Pipe()

@@ -21,7 +21,7 @@ struct ZoneKeyTests {
         let read = try readArchive(reader)
         #expect(read.count == 2)
         for item in read {
-            #expect(Array(item.zoneID.zoneName.utf8) == Array((item.record.zoneID ?? .default).zoneName.utf8))
+            #expect(Array((item.zoneID?.zoneName ?? "").utf8) == Array((item.record.zoneID ?? .default).zoneName.utf8))
         }
     }
 }

@@ -6,9 +6,17 @@ import FerryIO
 /// the way is created here or must already be a real directory (an existing symlink stops
 /// extraction), and each file is written to a temporary name (`OutputFile`) and renamed into
 /// place only after its checksum matched.
+///
+/// Members nothing vouches for yet (before a later manifest, or in an archive without one) are
+/// staged: written whole into a hidden folder inside the root (so that moving them into place is
+/// a rename on the same file system), closed, and moved only when the reader says so. The
+/// staging folder is removed by ``removeStaging()`` whatever happened.
 final class ArchiveExtractor {
     private let root: String
     private let archive: String
+    /// The staging folder, made on first use.
+    private var staging: String?
+    private var stagedCount = 0
 
     init(root: String, archive: String) throws {
         self.root = root
@@ -22,6 +30,10 @@ final class ArchiveExtractor {
 
     /// Creates the parent directories of `components` and returns the file's path.
     private func prepare(_ components: [String], member: String, offset: Int?) throws -> String {
+        if let staging, components.first == String(staging.split(separator: "/").last ?? "") {
+            throw ArchiveError(.unsafePath, "refusing to write into the staging folder `\(staging)`", archive: archive,
+                               member: member, offset: offset)
+        }
         var path = root
         for (index, component) in components.enumerated() {
             path += "/" + component
@@ -65,9 +77,46 @@ final class ArchiveExtractor {
     func write(_ source: MemberSource, components: [String], member: ArchiveManifest.Member, entry: TarEntry,
                reader: ArchiveReader) throws {
         let path = try prepare(components, member: member.path, offset: entry.headerOffset)
+        try copy(source, to: path, entry: entry) { try reader.check(source, against: member, entry: entry) }
+    }
+
+    /// Writes a member whole into the staging folder and returns the staged file's path.
+    func stage(_ source: MemberSource, entry: TarEntry) throws -> String {
+        if staging == nil {
+            guard let directory = FileSystem.makeTemporaryDirectory(template: root + "/.ferry-staging-XXXXXX") else {
+                throw ArchiveError(.ioFailure, "cannot create a staging folder in `\(root)`", archive: archive,
+                                   member: entry.path, offset: entry.headerOffset,
+                                   underlying: FerryIOError(.createTemporary, path: root, errno: Syscall.errno))
+            }
+            staging = directory
+        }
+        stagedCount += 1
+        let path = staging! + "/\(stagedCount)"
+        try copy(source, to: path, entry: entry) {}
+        return path
+    }
+
+    /// Moves a staged file to its member's place.
+    func commitStaged(_ staged: String, components: [String], member: String) throws {
+        let path = try prepare(components, member: member, offset: nil)
+        let error = Syscall.rename(staged, path)
+        guard error == 0 else {
+            throw ArchiveError(.ioFailure, "cannot move `\(staged)` to `\(path)`", archive: archive, member: member,
+                               underlying: FerryIOError(.rename, path: path, errno: error))
+        }
+    }
+
+    /// Removes the staging folder and whatever is left in it.
+    func removeStaging() {
+        if let staging { FileSystem.removeTree(staging) }
+        staging = nil
+    }
+
+    /// Copies what `source` has left to a temporary file for `path`, runs `check`, and commits.
+    private func copy(_ source: MemberSource, to path: String, entry: TarEntry, check: () throws -> Void) throws {
         let output: OutputFile
         do { output = try OutputFile(path: path) } catch {
-            throw ArchiveError(.ioFailure, "cannot create `\(path)`", archive: archive, member: member.path,
+            throw ArchiveError(.ioFailure, "cannot create `\(path)`", archive: archive, member: entry.path,
                                offset: entry.headerOffset, underlying: error)
         }
         var chunk = [UInt8](repeating: 0, count: 256 << 10)
@@ -78,13 +127,13 @@ final class ArchiveExtractor {
                 do {
                     try chunk.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
                 } catch {
-                    throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: member.path,
+                    throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: entry.path,
                                        offset: entry.dataOffset + source.bytesRead, underlying: error)
                 }
             }
-            try reader.check(source, against: member, entry: entry)
+            try check()
             do { try output.commit() } catch {
-                throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: member.path, underlying: error)
+                throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: entry.path, underlying: error)
             }
         } catch {
             output.abandon()

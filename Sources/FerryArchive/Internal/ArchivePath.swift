@@ -3,7 +3,7 @@ import FerryInternals
 /// Member names: building them from zone names, databases and checksums, and checking names read
 /// from untrusted archives.
 enum ArchivePath {
-    /// The manifest's member name; always the first member.
+    /// The manifest's member name, at the root; the first member when Ferry writes it.
     static let manifest = "manifest.json"
     /// The folder of record files.
     static let records = "records"
