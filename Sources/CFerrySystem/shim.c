@@ -174,7 +174,56 @@ static inline void block_masks(const unsigned char *block, unsigned long long *q
 #endif
 }
 
+#if defined(__x86_64__)
+// Kept bytes of an 8-byte group moved to its front with one byte shuffle (SSSE3's pshufb): the
+// shuffle of each of the 256 keep masks, and how many bytes it keeps.
+static unsigned char compactShuffles[256][16];
+static int compactShufflesReady;
+
+static void prepareCompactShuffles(void) {
+    for (int mask = 0; mask < 256; mask++) {
+        int k = 0;
+        for (int bit = 0; bit < 8; bit++) {
+            if (mask & (1 << bit)) compactShuffles[mask][k++] = (unsigned char)bit;
+        }
+        for (; k < 16; k++) compactShuffles[mask][k] = 0x80; // zero
+    }
+}
+
+static int hasSSSE3(void) {
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    return (c & bit_SSSE3) != 0;
+}
+
+/// Writes the kept bytes of `block` (64, `keep` one bit per byte) to `out`, 8 at a time, and
+/// returns how many; it may write up to 8 bytes past them.
+__attribute__((target("ssse3")))
+static long compressBlock(const unsigned char *block, unsigned long long keep, unsigned char *out) {
+    long n = 0;
+    for (int group = 0; group < 8; group++) {
+        unsigned mask = (unsigned)(keep >> (8 * group)) & 0xFF;
+        __m128i bytes = _mm_loadl_epi64((const __m128i *)(block + 8 * group));
+        __m128i moved = _mm_shuffle_epi8(bytes, _mm_loadu_si128((const __m128i *)compactShuffles[mask]));
+        _mm_storel_epi64((__m128i *)(out + n), moved);
+        n += __builtin_popcount(mask);
+    }
+    return n;
+}
+#endif
+
 long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char *out) {
+#if defined(__x86_64__)
+    static int ssse3 = -1;
+    if (ssse3 < 0) {
+        if (!__atomic_load_n(&compactShufflesReady, __ATOMIC_ACQUIRE)) {
+            prepareCompactShuffles(); // the same table from any thread that gets here first
+            __atomic_store_n(&compactShufflesReady, 1, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&ssse3, hasSSSE3(), __ATOMIC_RELAXED);
+    }
+    int shuffles = __atomic_load_n(&ssse3, __ATOMIC_RELAXED) > 0;
+#endif
     unsigned long long inString = 0;    // all ones while inside a string at a block's end
     unsigned long long escapedCarry = 0; // the next block's first byte is escaped
     long n = 0;
@@ -213,6 +262,13 @@ long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char
             n += 64;
             continue;
         }
+#if defined(__x86_64__)
+        // Eight bytes are written per group: room for them while a whole block of input remains.
+        if (shuffles && length == 64 && start + 64 + 8 <= count) {
+            n += compressBlock(block, keep, out + n);
+            continue;
+        }
+#endif
         while (keep) {
             out[n++] = block[__builtin_ctzll(keep)];
             keep &= keep - 1;
