@@ -196,15 +196,17 @@ package struct NDJSONLineDecoder: Sendable {
             if offset >= text.count { return }
             let rest = UnsafeRawBufferPointer(rebasing: text[offset...])
             if text[offset] == UInt8(ascii: "{") && prefilter == nil {
-                let decoded: (RecordDocument, end: Int)
+                // Kept apart from its end, so the document is handed on, not copied.
+                let document: RecordDocument
+                let end: Int
                 do {
-                    decoded = try RecordJSON.decodeDocument(in: text, at: offset, configuration: configuration)
+                    (document, end) = try RecordJSON.decodeDocument(in: text, at: offset, configuration: configuration)
                 } catch {
                     try emit(.reject(error, raw: rest))
                     return
                 }
-                try take(decoded.0, line: text, raw: UnsafeRawBufferPointer(rebasing: text[offset..<decoded.end]), emit)
-                offset = decoded.end
+                try take(document, line: text, raw: UnsafeRawBufferPointer(rebasing: text[offset..<end]), emit)
+                offset = end
                 continue
             }
             // Arrays (and records under a prefilter): found whole, then read as a line is.
@@ -294,21 +296,28 @@ package struct NDJSONLineDecoder: Sendable {
         case .recordError(let serverError):
             let error = RecordFormatError(.serverError, serverError.description, byteOffset: 0)
             try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: raw))
-        case .response(let response):
-            try take(response.entries, zone: nil, line: line, emit, positionKnown: positionKnown)
-        case .zones(let response):
+        case .response(var response):
+            // The entries are swapped out, so the array handed on is the only reference to its
+            // storage (reversing a shared one would copy every entry).
+            var entries: [RecordsResponse.Entry] = []
+            swap(&entries, &response.entries)
+            try take(entries, zone: nil, line: line, emit, positionKnown: positionKnown)
+        case .zones(var response):
             guard response.carriesRecords else {
                 try emit(.zoneListing(response))
                 return
             }
-            for zone in response.entries {
+            for index in response.entries.indices {
+                var records: [RecordsResponse.Entry]? = nil
+                swap(&records, &response.entries[index].records)
+                let zone = response.entries[index]
                 if let serverError = zone.serverError {
                     let zoneName = zone.zoneID.map { " (zone \"\($0.zoneName)\")" } ?? ""
                     let error = RecordFormatError(.serverError, serverError.description + zoneName, byteOffset: zone.byteRange.lowerBound)
                     try emit(.reject(positionKnown ? Self.located(error, in: line) : error,
                                      raw: UnsafeRawBufferPointer(rebasing: line[zone.byteRange])))
                 }
-                if let records = zone.records {
+                if let records {
                     try take(records, zone: zone.zoneID, line: line, emit, positionKnown: positionKnown)
                 }
             }

@@ -213,7 +213,9 @@ extension JSONScanner {
         let hasName = members.hasName
 
         // A response: has a `records` (or else a `zones`) array and is not itself a record.
-        if let entries = members.recordEntries, !hasName {
+        // Entries are taken out of `members`, so the response holds the only reference to them
+        // (its readers move them out in place).
+        if !hasName, let entries = members.recordEntries.take() {
             try restoreAsJSON(&members, records: false, zones: true)
             var response = RecordsResponse(entries: entries, continuationMarker: nil, syncToken: nil, moreComing: nil,
                                            unknownKeys: JSONObject())
@@ -231,7 +233,7 @@ extension JSONScanner {
             }
             return .response(response)
         }
-        if let entries = members.zoneEntries, !hasName {
+        if !hasName, let entries = members.zoneEntries.take() {
             var response = ZonesResponse(entries: entries, syncToken: nil, metaSyncToken: nil, moreComing: nil, unknownKeys: JSONObject())
             for member in members.unknown {
                 switch member.key {
