@@ -4,7 +4,7 @@
 //
 // Modules point one way, toward the record model:
 //
-//   ferry (executable) → FerryCLI → FerryArchive, FerryChangeLog, FerryXML, FerryPredicate
+//   ferry (executable) → FerryCLI → FerryStore, FerryArchive, FerryChangeLog, FerryXML, FerryPredicate
 //                                 → FerryNDJSON, FerryCompression → FerryRecords → FerryIO
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "FerryXML", targets: ["FerryXML"]),
         .library(name: "FerryArchive", targets: ["FerryArchive"]),
         .library(name: "FerryChangeLog", targets: ["FerryChangeLog"]),
+        .library(name: "FerryStore", targets: ["FerryStore"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
         .library(name: "FerryTestSupport", targets: ["FerryTestSupport"]),
         .executable(name: "ferry", targets: ["ferry"]),
@@ -39,6 +40,11 @@ let package = Package(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
 
         // What Swift cannot reach directly (the CPU affinity mask, prefetch hints, carry-less
@@ -61,12 +67,17 @@ let package = Package(
         .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
         .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryNDJSON", "CFerrySystem"]),
+        // The record store: an embedded SQLite file of zones, records, tokens and a change journal.
+        .target(
+            name: "FerryStore",
+            dependencies: ["FerryRecords", "FerryPredicate", "FerryChangeLog", "FerryIO", "CSQLite"]
+        ),
         // The `ferry` commands.
         .target(
             name: "FerryCLI",
             dependencies: [
                 "FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryPredicate",
-                "FerryXML", "FerryArchive", "FerryChangeLog",
+                "FerryXML", "FerryArchive", "FerryChangeLog", "FerryStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -92,6 +103,10 @@ let package = Package(
         .testTarget(name: "FerryXMLTests", dependencies: ["FerryXML", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
         .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
         .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
+        .testTarget(
+            name: "FerryStoreTests",
+            dependencies: ["FerryStore", "FerryChangeLog", "FerryPredicate", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
+        ),
         .testTarget(
             name: "FerryCLITests",
             dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
