@@ -5,6 +5,7 @@ import FerryIO
 import FerryNDJSON
 import FerryPredicate
 import FerryRecords
+import FerryStore
 
 /// `ferry convert INPUT... OUTPUT`: read records, filter, project, sort, write.
 struct Convert: ParsableCommand {
@@ -29,6 +30,9 @@ struct Convert: ParsableCommand {
           ferry convert export.ndjson backup.tar.gz --database shared --assets downloaded-assets/
           ferry convert backup.tar.gz - | jq -c 'select(.recordType == "Message")'
           cat export.ndjson | ferry convert - - --zone Chats --keys text,sentAt --sort sentAt:desc --limit 20
+          ferry convert export.ndjson store.sqlite --mode upsert          # import into a store
+          ferry convert store.sqlite messages.ndjson.gz --type Message --where 'count > 50'
+          ferry convert store.sqlite changes.ndjson --changes-since fs1.3f9a0c4e5d6b7a81.1042
         """
     )
 
@@ -66,6 +70,12 @@ struct Convert: ParsableCommand {
 
     @Option(help: ArgumentHelp("With an archive output: add every file of this folder as an asset, named by its fileChecksum (an extracted archive's assets/ works as is).", valueName: "DIR"))
     var assets: String?
+
+    @Option(help: ArgumentHelp("With a store output: insert (records must be new), upsert (update fields) or replace (whole records).", valueName: "MODE"))
+    var mode: StoreWriter.Mode?
+
+    @Option(name: .customLong("changes-since"), help: ArgumentHelp("With a store input: write its journal after this store token (0 for all) as a Ferry change log.", valueName: "TOKEN"))
+    var changesSince: String?
 
     @Flag(help: "Compress the output with gzip (implied by an OUTPUT ending in .gz).")
     var gzip = false
@@ -124,11 +134,20 @@ struct Convert: ParsableCommand {
             throw ValidationError("--max-line-bytes expects a positive number")
         }
         try checkInputsExist(Array(paths.dropLast()))
+        if changesSince != nil {
+            guard paths.count == 2, StoreFile.isStore(paths[0]) else {
+                throw ValidationError("--changes-since needs one INPUT that is a store")
+            }
+        }
     }
 
     func run() throws {
         let inputs = Array(paths.dropLast())
         let outputPath = paths[paths.count - 1]
+        if let changesSince {
+            try exportChanges(from: inputs[0], since: changesSince, to: outputPath, gzip: gzip, quiet: quiet)
+            return
+        }
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
 
@@ -138,7 +157,7 @@ struct Convert: ParsableCommand {
         do {
             if let rejects { rejectsFile = try OutputFile(path: rejects) }
             let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
-                format: to, gzip: gzip, level: level, threads: threads, database: database))
+                format: to, gzip: gzip, level: level, threads: threads, database: database, storeMode: mode ?? .insert))
             output = out
             if let assets {
                 guard let archive = out.archive else {
@@ -202,8 +221,11 @@ struct Convert: ParsableCommand {
 
         inputLoop: for path in try expandInputs(inputs) {
             if remaining == 0 { break }
-            let input = try ArchiveDetection.openInput(try InputFile(path: path))
-            if let parallelSink, !input.isArchive,
+            // A store is read through SQL, its filters pushed down (the shaping below repeats them).
+            let storeInput = try openStoreReader(path, declared: from)
+            try storeInput?.restrict(to: StoreQuery(recordTypes: types, zoneNames: zones, predicate: filter?.predicate))
+            let input = try storeInput == nil ? ArchiveDetection.openInput(try InputFile(path: path)) : nil
+            if let input, let parallelSink, !input.isArchive,
                try inputFormat(of: input.source, isArchive: false, declared: from) == .ndjson,
                let peekable = input.source as? PeekableSource,
                NDJSONParallelConverter.canConvert(try peekable.peek(1 << 20), maximumDepth: 512) {
@@ -244,11 +266,12 @@ struct Convert: ParsableCommand {
                 continue
             }
 
-            let reader = try openRecordReader(input.source, name: path, options: inputOptions, isArchive: input.isArchive)
+            let reader = try storeInput ?? openRecordReader(input!.source, name: path, options: inputOptions, isArchive: input!.isArchive)
             let archiveInput = reader as? ArchiveRecordReader
             if let archiveInput, let archiveOutput = output.archive {
                 ArchiveCarryOver.begin(from: archiveInput, into: archiveOutput)
             }
+            if let archiveInput, let storeOutput = output.store { StoreCarryOver.begin(from: archiveInput, into: storeOutput) }
             let ndjsonReader = reader as? NDJSONReader
             if let filter, let ndjsonReader {
                 ndjsonReader.prefilter = NDJSONPrefilter(for: filter)
@@ -283,6 +306,10 @@ struct Convert: ParsableCommand {
                     guard remaining > 0 else { break inputLoop }
                     remaining -= 1
                     try archiveOutput.write(record, database: current.database)
+                } else if let storeOutput = output.store, let current = archiveInput?.current {
+                    guard remaining > 0 else { break inputLoop }
+                    remaining -= 1
+                    try storeOutput.write(record, database: current.database)
                 } else if try !emit(record) {
                     break inputLoop
                 }
@@ -293,6 +320,8 @@ struct Convert: ParsableCommand {
             if let archiveInput, let archiveOutput = output.archive {
                 try ArchiveCarryOver.finish(from: archiveInput, into: archiveOutput)
             }
+            if let archiveInput, let storeOutput = output.store { try StoreCarryOver.finish(from: archiveInput, into: storeOutput) }
+            if let storeInput, let archiveOutput = output.archive { try StoreCarryOver.finish(from: storeInput, into: archiveOutput) }
         }
         if let sorter { try sorter.finish(emit) }
     }

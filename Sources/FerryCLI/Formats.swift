@@ -4,6 +4,7 @@ import FerryCompression
 import FerryIO
 import FerryNDJSON
 import FerryRecords
+import FerryStore
 import FerryXML
 
 /// The record formats Ferry reads and writes.
@@ -14,11 +15,15 @@ enum RecordFormat: String, CaseIterable, ExpressibleByArgument {
     case xml
     /// A self-describing archive of a record store: tar + gzip + manifest (`Docs/ArchiveLayout.md`).
     case archive
+    /// A record store: one SQLite file (`Docs/StoreFormat.md`).
+    case store
 
     /// The format a path's name implies: `.ndjson`, `.jsonl`, `.json` (NDJSON), `.xml` (XML) — each
-    /// optionally followed by `.gz` — and `.tar.gz`, `.tgz`, `.tar` (archive).
+    /// optionally followed by `.gz` — `.tar.gz`, `.tgz`, `.tar` (archive), and `.sqlite`,
+    /// `.sqlite3`, `.store` (store).
     static func from(path: String) -> RecordFormat? {
         var lower = path.lowercased()
+        if lower.hasSuffix(".sqlite") || lower.hasSuffix(".sqlite3") || lower.hasSuffix(".store") { return .store }
         if lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz") || lower.hasSuffix(".tar") { return .archive }
         if lower.hasSuffix(".gz") { lower.removeLast(3) }
         if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") || lower.hasSuffix(".json") { return .ndjson }
@@ -52,6 +57,7 @@ struct RecordInputOptions {
 /// name; otherwise `--from`, or else the first non-blank byte, decides: `<` is XML, anything
 /// else NDJSON.
 func openRecordReader(_ path: String, options: RecordInputOptions) throws -> any RecordReader {
+    if let store = try openStoreReader(path, declared: options.format) { return store }
     let input = try ArchiveDetection.openInput(try InputFile(path: path))
     return try openRecordReader(input.source, name: path, options: options, isArchive: input.isArchive)
 }
@@ -70,6 +76,8 @@ func openRecordReader(_ source: any ByteSource, name path: String, options: Reco
     case .ndjson:
         return NDJSONReader(source: input.source, policy: options.policy,
                             configuration: .init(maximumLineBytes: options.maximumLineBytes))
+    case .store:
+        throw CommandFailure(message: "\(path): a store is read from its file, not from a stream (standard input or a compressed file)")
     }
 }
 
@@ -100,6 +108,8 @@ struct RecordOutputOptions {
     var threads: Int?
     /// The database archive records go to.
     var database = "private"
+    /// What a store output does with records it holds (`--mode`).
+    var storeMode: StoreWriter.Mode = .insert
 }
 
 /// An output being written: the records writer, and the archive when the output is one.
@@ -108,13 +118,16 @@ final class RecordOutput {
     let writer: any RecordWriter
     /// Set when the output is an archive (for tokens, assets and change logs).
     let archive: ArchiveRecordWriter?
+    /// Set when the output is a store (for databases and tokens).
+    let store: StoreWriter?
     private let file: OutputFile?
     private var isDone = false
 
-    init(writer: any RecordWriter, archive: ArchiveRecordWriter?, file: OutputFile?) {
+    init(writer: any RecordWriter, archive: ArchiveRecordWriter?, file: OutputFile?, store: StoreWriter? = nil) {
         self.writer = writer
         self.archive = archive
         self.file = file
+        self.store = store
     }
 
     func finish() throws {
@@ -127,6 +140,7 @@ final class RecordOutput {
         guard !isDone else { return }
         isDone = true
         archive?.archive.abandon()
+        store?.abandon()
         file?.abandon()
     }
 
@@ -136,7 +150,12 @@ final class RecordOutput {
 /// Opens `path` (`-` is standard output) for writing records in the format `--to` or the name
 /// gives (NDJSON by default).
 func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> RecordOutput {
-    let format = options.format ?? RecordFormat.from(path: path) ?? .ndjson
+    let format = options.format ?? (StoreFile.isStore(path) ? .store : nil) ?? RecordFormat.from(path: path) ?? .ndjson
+    if format == .store {
+        guard path != "-" else { throw ValidationError("a store is written to a file, not to standard output") }
+        let writer = try StoreWriter(path: path, configuration: .init(mode: options.storeMode, database: options.database))
+        return RecordOutput(writer: writer, archive: nil, file: nil, store: writer)
+    }
     let compression = GzipSink.Configuration(level: options.level, threads: options.threads)
     if format == .archive {
         let configuration = ArchiveWriter.Configuration(compression: compression, ferryVersion: FerryVersion.current)
@@ -154,7 +173,7 @@ func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> Re
     switch format {
     case .xml:
         return RecordOutput(writer: try XMLRecordWriter(sink: sink), archive: nil, file: file)
-    case .ndjson, .archive:
+    case .ndjson, .archive, .store:
         return RecordOutput(writer: NDJSONWriter(sink: sink), archive: nil, file: file)
     }
 }

@@ -4,6 +4,7 @@ import FerryCompression
 import FerryIO
 import FerryNDJSON
 import FerryRecords
+import FerryStore
 
 /// `ferry inspect INPUT...`: what a dataset holds.
 struct Inspect: ParsableCommand {
@@ -14,6 +15,7 @@ struct Inspect: ParsableCommand {
         often it occurs, the time span of created and modified, and the bytes read. Inputs may be
         NDJSON, XML or gzip-compressed; for an archive, its manifest is shown (zones, counts,
         change tokens, schema, members) without reading its records — `ferry verify` checks them.
+        For a store: its zones, change tokens, counts per type, journal and indexes.
 
         Examples:
           ferry inspect Samples/chat.ndjson
@@ -43,10 +45,16 @@ struct Inspect: ParsableCommand {
     func run() throws {
         var summary = DatasetSummary()
         var manifests: [(String, ArchiveManifest)] = []
+        var stores: [StoreSummary] = []
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
             for path in try expandInputs(inputs) {
+                if StoreFile.isStore(path) {
+                    // A store describes itself too: its tables are summed up, its records not read.
+                    stores.append(try StoreSummary(path: path))
+                    continue
+                }
                 let input = try ArchiveDetection.openInput(try InputFile(path: path))
                 if input.isArchive {
                     // An archive describes itself: its manifest is read, not its records.
@@ -69,9 +77,19 @@ struct Inspect: ParsableCommand {
             throw dataFailure(error)
         }
         progress.clear()
-        let showRecords = summary.records > 0 || summary.rejected > 0 || manifests.isEmpty
+        let showRecords = summary.records > 0 || summary.rejected > 0 || (manifests.isEmpty && stores.isEmpty)
         if json {
-            if manifests.isEmpty {
+            if !stores.isEmpty {
+                var object = JSONObject()
+                object.append(key: "stores", value: .array(stores.map(\.json)))
+                if !manifests.isEmpty {
+                    object.append(key: "archives", value: .array(manifests.map { .object(["path": .string($0.0), "manifest": $0.1.jsonValue]) }))
+                }
+                if showRecords, let records = try? JSONValue(parsing: summary.json) { object.append(key: "records", value: records) }
+                var out = JSONOutput()
+                out.appendValue(.object(object))
+                print(String(decoding: out.bytes, as: UTF8.self))
+            } else if manifests.isEmpty {
                 print(summary.json, terminator: "")
             } else {
                 // One JSON document: the archives' manifests and, when other inputs were given, their summary.
@@ -87,7 +105,7 @@ struct Inspect: ParsableCommand {
                 print(String(decoding: out.bytes, as: UTF8.self))
             }
         } else {
-            var parts = manifests.map { ManifestSummary(path: $0.0, manifest: $0.1).text }
+            var parts = stores.map(\.text) + manifests.map { ManifestSummary(path: $0.0, manifest: $0.1).text }
             if showRecords { parts.append(summary.text) }
             print(parts.joined(separator: "\n"), terminator: "")
         }

@@ -59,7 +59,7 @@ public enum StoreFile {
     public static func isStore(_ path: String) -> Bool { kind(at: path) == .store }
 
     /// The message for a file that is not a store, naming what it is instead.
-    static func notAStoreMessage(_ kind: Kind) -> String {
+    public static func notAStoreMessage(_ kind: Kind) -> String {
         switch kind {
         case .missing: "expected a Ferry store, found no such file"
         case .empty: "expected a Ferry store, found an empty file"

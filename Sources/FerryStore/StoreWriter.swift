@@ -1,3 +1,4 @@
+import FerryChangeLog
 import FerryIO
 import FerryRecords
 
@@ -76,13 +77,20 @@ public final class StoreWriter: RecordWriter {
 
     private let staged: StagedStore?
     private var store: RecordStore?
-    private var pipeline: WritePipeline?
-    private var batch: [WritePipeline.Item] = []
+    /// A row and the id of its database.
+    struct Item: Sendable {
+        var row: StoreRow
+        var database: Int64
+    }
+
+    private var pipeline: WritePipeline<StoreMutator, Item>?
+    private var batch: [Item] = []
     private let encoder = StoreRowEncoder()
     private let defaultDatabase: Int64
     /// Whether the records indexes are made after the rows (a new store in insert mode).
-    private let buildsIndexesLast: Bool
+    private var buildsIndexesLast: Bool
     private var isDone = false
+    private var hasRestoredJournal = false
 
     /// Opens `path` for an import: a new store when there is no file (or an empty one), else the
     /// store there.
@@ -127,7 +135,7 @@ public final class StoreWriter: RecordWriter {
         }
         let mode = configuration.mode
         let mutator = try StoreMutator(connection: store!.connection, path: path)
-        pipeline = WritePipeline(mutator: mutator) { mutator, item in
+        pipeline = WritePipeline(context: mutator) { mutator, item in
             let zone = try mutator.zone(for: item.row.zoneID, database: item.database)
             switch mode {
             case .insert: try mutator.insert(item.row, zone: zone)
@@ -180,7 +188,7 @@ public final class StoreWriter: RecordWriter {
         }
         recordCount += 1
         bytesWritten += row.bodyCount
-        batch.append(WritePipeline.Item(row: row, database: databaseID))
+        batch.append(Item(row: row, database: databaseID))
         if batch.count >= configuration.batchSize {
             let full = batch
             batch.removeAll(keepingCapacity: true)
@@ -196,6 +204,46 @@ public final class StoreWriter: RecordWriter {
         try pipeline?.sync { mutator in
             let zone = try mutator.zone(for: zoneID, database: databaseID)
             if let token { try mutator.checkpoint(zone: zone, database: databaseID, token: token, moreComing: moreComing) }
+        }
+    }
+
+    /// Replaces what this import wrote with a store's journal (from an archive of a store): the
+    /// records, zones and journal numbers the journal gives, and the store ID its tokens carry, so
+    /// the tokens the original store gave out keep working. Only a new store restores a journal;
+    /// an import into an existing store ignores it.
+    ///
+    /// A store's journal comes one database at a time (a change log does not name databases):
+    /// the first call empties what the import wrote, later ones add to it.
+    public func restoreJournal(from reader: ChangeLogReader, database: String) throws {
+        guard isNewStore, let pipeline else { return }
+        try flushBatch()
+        let makesIndexes = buildsIndexesLast
+        buildsIndexesLast = false
+        let first = !hasRestoredJournal
+        hasRestoredJournal = true
+        let database = try StoreCodec.databaseID(database)
+        try pipeline.sync { mutator in
+            if first {
+                try mutator.flush()
+                try mutator.connection.execute("DELETE FROM records; DELETE FROM journal; DELETE FROM checkpoints; DELETE FROM zones")
+                if makesIndexes { for sql in StoreSchema.recordIndexes { try mutator.connection.execute(sql) } }
+                mutator.forgetCaches()
+            }
+            let applier = ReplayApplier(mutator: mutator, database: database, cascade: false, commitsEachCheckpoint: false,
+                                        restoresJournal: true, maximumListedAnomalies: 0)
+            let encoder = StoreRowEncoder()
+            var index = 0
+            while let event = try reader.next() {
+                index += 1
+                try applier.take(ReplayItem(change: ReplayChange(event, encoder: encoder, cascade: false, defaultZone: nil), index: index))
+            }
+            try applier.finishHistory()
+            try mutator.resumeSequence()
+            if let storeID = applier.restoredStoreID {
+                let update = try mutator.connection.prepare("UPDATE ferry_store SET value = ?1 WHERE key = 'storeID'")
+                try update.bind(storeID, at: 1)
+                try update.run()
+            }
         }
     }
 

@@ -327,6 +327,11 @@ struct PredicatePushdown {
         func equality(_ names: [String], nullSafe: Bool) -> Clause {
             guard !names.isEmpty else { return Clause(sql: "0", parameters: [], isExact: true) }
             let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            if self == .recordType {
+                // Literals, for partial indexes (see QueryPlan.typeCondition).
+                let test = QueryPlan.typeCondition(names)
+                return Clause(sql: nullSafe ? "coalesce(\(test), 0)" : test, parameters: [], isExact: true)
+            }
             if self == .zoneName {
                 return Clause(sql: "r.zone_id IN (SELECT id FROM zones WHERE zone_name IN (\(marks)))",
                               parameters: names.map(SQLValue.text), isExact: true)

@@ -29,8 +29,9 @@ struct QueryPlan {
         var conditions: [String] = []
         parameters = []
         if !query.recordTypes.isEmpty {
-            conditions.append("r.record_type IN (\(Self.marks(query.recordTypes.count)))")
-            parameters += query.recordTypes.map(SQLValue.text)
+            // Literals, not parameters: SQLite uses a partial index (`WHERE record_type = 'T'`, as
+            // `ferry index` makes them) only when the query's condition names the same literal.
+            conditions.append(Self.typeCondition(query.recordTypes))
         }
         if !query.zoneNames.isEmpty || query.database != nil {
             var zone: [String] = []
@@ -67,6 +68,12 @@ struct QueryPlan {
     }
 
     static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
+
+    /// `r.record_type = 'T'` (or `IN ('T', 'U')`) with the types as SQL literals.
+    static func typeCondition(_ types: [String]) -> String {
+        types.count == 1 ? "r.record_type = \(RecordStore.literal(types[0]))"
+            : "r.record_type IN (\(types.map(RecordStore.literal).joined(separator: ", ")))"
+    }
 
     /// The SQL value of a sort key.
     static func expression(_ key: StoreSortKey) throws -> String {

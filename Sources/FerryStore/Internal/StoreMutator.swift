@@ -13,6 +13,14 @@ final class StoreMutator {
         case created, modified, unchanged
     }
 
+    /// A stored record as a save or delete finds it.
+    struct Found {
+        var id: Int64
+        var body: [UInt8]
+        var changeTag: String?
+        var modifiedAt: Int64?
+    }
+
     /// A zone as the mutator caches it.
     struct ZoneEntry {
         var id: Int64
@@ -54,7 +62,7 @@ final class StoreMutator {
                                  parent_name, share_name, seq, body)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             """, persistent: true)
-        findRecord = try connection.prepare("SELECT id, body, record_type FROM records WHERE zone_id = ?1 AND record_name = ?2",
+        findRecord = try connection.prepare("SELECT id, body, change_tag, modified_at FROM records WHERE zone_id = ?1 AND record_name = ?2",
                                             persistent: true)
         updateRecord = try connection.prepare("""
             UPDATE records SET record_type = ?3, change_tag = ?4, created_at = ?5, created_by = ?6, modified_at = ?7,
@@ -190,11 +198,16 @@ final class StoreMutator {
     /// record's, the stored keys it lacks kept). A save that changes no byte is not journaled.
     @discardableResult
     func save(_ row: StoreRow, zone: Int64, merging: Bool = false) throws -> SaveOutcome {
-        let existing = try find(row.recordName, zone: zone)
-        guard let (id, oldBody) = existing else {
+        try save(row, zone: zone, merging: merging, existing: try find(row.recordName, zone: zone))
+    }
+
+    /// Saves a record found (or not) by ``find(_:zone:)`` before.
+    func save(_ row: StoreRow, zone: Int64, merging: Bool = false, existing: Found?) throws -> SaveOutcome {
+        guard let existing else {
             try insert(row, zone: zone)
             return .created
         }
+        let id = existing.id, oldBody = existing.body
         var row = row
         if merging {
             let old = try oldBody.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }
@@ -221,19 +234,32 @@ final class StoreMutator {
         return .modified
     }
 
-    /// The row id and body of a record, `nil` when the zone does not hold it.
-    func find(_ name: String, zone: Int64) throws -> (id: Int64, body: [UInt8])? {
+    /// A stored record, `nil` when the zone does not hold it.
+    func find(_ name: String, zone: Int64) throws -> Found? {
         defer { findRecord.reset() }
         try findRecord.bind(zone, at: 1)
         try findRecord.bind(name, at: 2)
         guard try findRecord.step() else { return nil }
-        return (findRecord.int64(at: 0), Array(findRecord.textBytes(at: 1)))
+        return Found(id: findRecord.int64(at: 0), body: Array(findRecord.textBytes(at: 1)), changeTag: findRecord.text(at: 2),
+                     modifiedAt: findRecord.optionalInt64(at: 3))
+    }
+
+    /// Makes the next journal entry take `seq` (restoring a journal with its numbers, which may
+    /// come database by database, so not in order). ``resumeSequence()`` continues after the largest.
+    func setNextSequence(_ seq: Int64) {
+        nextSeq = seq
+    }
+
+    /// Makes the next journal entry follow the largest in the journal.
+    func resumeSequence() throws {
+        nextSeq = (try connection.integer("SELECT max(seq) FROM journal") ?? 0) + 1
     }
 
     /// Deletes a record; returns its body, or `nil` when the zone did not hold it (nothing journaled).
     @discardableResult
     func delete(_ name: String, zone: Int64, recordType: String?) throws -> [UInt8]? {
-        guard let (id, body) = try find(name, zone: zone) else { return nil }
+        guard let found = try find(name, zone: zone) else { return nil }
+        let id = found.id, body = found.body
         try deleteRecordByID.bind(id, at: 1)
         try deleteRecordByID.run()
         var type = recordType
@@ -285,11 +311,16 @@ final class StoreMutator {
         zoneChanges.removeAll(keepingCapacity: true)
     }
 
-    /// Forgets cached zones (after a rollback, the rows they name may be gone).
+    /// Forgets cached zones and counts (after the tables were emptied, to restore a journal).
     func forgetCaches() {
         zones.removeAll()
         zonesByID.removeAll()
         zoneChanges.removeAll()
+        created = 0
+        modified = 0
+        unchanged = 0
+        deleted = 0
+        nextSeq = 1
     }
 
     // MARK: Internals

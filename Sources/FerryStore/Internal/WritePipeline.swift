@@ -11,26 +11,20 @@ import Darwin
 /// and decoding the input) and SQLite work at the same time.
 ///
 /// Threading: batches submitted by the producing thread run in order on one serial queue; the
-/// mutator, and through it the connection, are used only there, and by ``sync(_:)`` (which runs
-/// on that queue too). At most `depth` batches wait, so memory stays flat. The first error stops
-/// the work and is thrown to the producer by its next call.
-final class WritePipeline: @unchecked Sendable {
-    /// A row and the id of its database.
-    struct Item: Sendable {
-        var row: StoreRow
-        var database: Int64
-    }
-
+/// context (a mutator, a replay's state), and through it the connection, are used only there,
+/// and by ``sync(_:)`` (which runs on that queue too). At most `depth` batches wait, so memory
+/// stays flat. The first error stops the work and is thrown to the producer by its next call.
+final class WritePipeline<Context: AnyObject, Item: Sendable>: @unchecked Sendable {
     private let queue = DispatchQueue(label: "ferry.store.writer", qos: .userInitiated)
     private let slots: DispatchSemaphore
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     /// Guarded by `lock`.
     private var failure: (any Error)?
-    private let mutator: StoreMutator
-    private let apply: @Sendable (StoreMutator, Item) throws -> Void
+    private let context: Context
+    private let apply: @Sendable (Context, Item) throws -> Void
 
-    init(mutator: StoreMutator, depth: Int = 4, apply: @escaping @Sendable (StoreMutator, Item) throws -> Void) {
-        self.mutator = mutator
+    init(context: Context, depth: Int = 4, apply: @escaping @Sendable (Context, Item) throws -> Void) {
+        self.context = context
         self.apply = apply
         slots = DispatchSemaphore(value: depth)
         lock = .allocate(capacity: 1)
@@ -38,7 +32,7 @@ final class WritePipeline: @unchecked Sendable {
     }
 
     deinit {
-        // Let submitted batches finish before the mutator goes.
+        // Let submitted batches finish before the context goes.
         queue.sync {}
         pthread_mutex_destroy(lock)
         lock.deallocate()
@@ -64,7 +58,7 @@ final class WritePipeline: @unchecked Sendable {
             defer { slots.signal() }
             guard currentFailure == nil else { return }
             do {
-                for item in batch { try apply(mutator, item) }
+                for item in batch { try apply(context, item) }
             } catch {
                 fail(error)
             }
@@ -73,10 +67,10 @@ final class WritePipeline: @unchecked Sendable {
 
     /// Waits for the queued batches, then runs `work` on the writing thread; throws the error of
     /// a failed batch first.
-    func sync<T>(_ work: (StoreMutator) throws -> T) throws -> T {
+    func sync<T>(_ work: (Context) throws -> T) throws -> T {
         try queue.sync {
             if let failure = currentFailure { throw failure }
-            return try work(mutator)
+            return try work(context)
         }
     }
 

@@ -1,0 +1,226 @@
+import FerryChangeLog
+import FerryIO
+import FerryRecords
+
+/// Replays change histories into a store, incrementally: each zone continues after the last
+/// checkpoint the store applied to it, so replaying a history again changes nothing and a
+/// history that continues the last one applies what is new. See `Docs/StoreFormat.md`
+/// ("Replaying into a store").
+///
+/// A save replaces the record, a delete removes it, deleting or purging a zone removes its
+/// records (a purge also forgets its tokens), a checkpoint stores the zone's token — in the same
+/// transaction as the changes before it. By default one transaction covers the whole run (the
+/// store holds the state before it or after it, never between); with
+/// ``Configuration/TransactionUnit/checkpoint`` each checkpoint commits what came before it, so
+/// a long replay that stops keeps its progress. A new store is built beside its name and linked
+/// into place at the end, as ``StoreWriter`` does. Anomalies are those of `ferry replay`.
+///
+/// ```swift
+/// let replayer = try StoreReplayer(path: "chat.sqlite")
+/// for file in files { try replayer.apply(try Compression.openInput(try InputFile(path: file))) }
+/// try replayer.finish()
+/// print(replayer.anomalies.summary)
+/// ```
+public final class StoreReplayer {
+    /// How the replay runs.
+    public struct Configuration: Sendable {
+        /// What one transaction covers.
+        public enum TransactionUnit: String, Sendable, CaseIterable {
+            /// The whole run.
+            case run
+            /// Each checkpoint, with the changes before it (the token written with them).
+            case checkpoint
+        }
+
+        /// The database of the history's zones: `public`, `private` or `shared`.
+        public var database: String
+        /// Deleting a record deletes the records pointing at it with DELETE_SELF, recursively.
+        public var cascade: Bool
+        /// What one transaction covers (a new store is always built in one).
+        public var transaction: TransactionUnit
+        /// At the end, report parents and references of the records saved that name no record.
+        public var checksReferences: Bool
+        /// Seconds to wait for another writer before failing.
+        public var busyTimeout: Double
+        /// How histories are read.
+        public var reader: ChangeLogReader.Configuration
+        /// The most anomalies listed (all are counted).
+        public var maximumListedAnomalies: Int
+
+        /// Creates a configuration.
+        public init(database: String = "private", cascade: Bool = false, transaction: TransactionUnit = .run,
+                    checksReferences: Bool = true, busyTimeout: Double = 5, reader: ChangeLogReader.Configuration = .init(),
+                    maximumListedAnomalies: Int = 10_000) {
+            self.database = database
+            self.cascade = cascade
+            self.transaction = transaction
+            self.checksReferences = checksReferences
+            self.busyTimeout = busyTimeout
+            self.reader = reader
+            self.maximumListedAnomalies = maximumListedAnomalies
+        }
+    }
+
+    /// The store file.
+    public let path: String
+    /// The configuration.
+    public let configuration: Configuration
+    /// Whether the replay makes a new store.
+    public let isNewStore: Bool
+    /// Events read from histories.
+    public private(set) var eventCount = 0
+    /// Bytes of history read (decompressed).
+    public private(set) var bytesRead = 0
+    /// Events applied (after ``finish()``).
+    public private(set) var appliedCount = 0
+    /// Events left out because an earlier run applied them (after ``finish()``).
+    public private(set) var skippedCount = 0
+    /// The anomalies (after ``finish()``).
+    public private(set) var anomalies = AnomalyReport()
+    /// Records created, modified, left unchanged and deleted (after ``finish()``).
+    public private(set) var statistics = Statistics()
+    /// The store's token after the replay (after ``finish()``).
+    public private(set) var token: StoreToken?
+    /// Called every 65,536 events read.
+    public var onProgress: ((StoreReplayer) -> Void)?
+
+    /// What a replay did to the records.
+    public struct Statistics: Sendable, Equatable {
+        public var created = 0, modified = 0, unchanged = 0, deleted = 0
+    }
+
+    private let staged: StagedStore?
+    private var store: RecordStore?
+    private var pipeline: WritePipeline<ReplayApplier, ReplayItem>?
+    private var batch: [ReplayItem] = []
+    private let encoder = StoreRowEncoder()
+    private let startSequence: Int64
+    private var isDone = false
+
+    /// Opens the store at `path` for a replay, making a new one when there is no file.
+    public convenience init(path: String, configuration: Configuration = .init()) throws {
+        try self.init(path: path, configuration: configuration, restoringJournal: false)
+    }
+
+    init(path: String, configuration: Configuration, restoringJournal: Bool) throws {
+        self.path = path
+        self.configuration = configuration
+        let database = try StoreCodec.databaseID(configuration.database)
+        let storeConfiguration = RecordStore.Configuration(busyTimeout: configuration.busyTimeout, cacheMiB: 256, mapsFile: false)
+        let kind = StoreFile.kind(at: path)
+        let store: RecordStore
+        switch kind {
+        case .missing, .empty:
+            isNewStore = true
+            let staged = try StagedStore(target: path)
+            self.staged = staged
+            do {
+                store = try RecordStore(opening: staged.temporaryPath, access: .readWrite, configuration: storeConfiguration,
+                                        creating: true, bulkLoad: true)
+                try store.connection.execute("BEGIN")
+            } catch let error as StoreError {
+                staged.abandon()
+                throw error.at(path)
+            }
+        case .store:
+            isNewStore = false
+            staged = nil
+            store = try RecordStore(path: path, access: .readWrite, configuration: storeConfiguration)
+            try StoreWriter.beginWriting(store)
+        case .notSQLite, .otherSQLite:
+            throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path)
+        }
+        self.store = store
+        let mutator = try StoreMutator(connection: store.connection, path: path)
+        startSequence = mutator.nextSeq - 1
+        let applier = ReplayApplier(mutator: mutator, database: database, cascade: configuration.cascade,
+                                    commitsEachCheckpoint: configuration.transaction == .checkpoint && staged == nil,
+                                    restoresJournal: restoringJournal, maximumListedAnomalies: configuration.maximumListedAnomalies)
+        pipeline = WritePipeline(context: applier) { applier, item in try applier.take(item) }
+    }
+
+    deinit {
+        if !isDone { abandon() }
+    }
+
+    /// Replays one history (decompressed): Ferry change-log lines or saved CloudKit change responses.
+    public func apply(_ source: ByteSource) throws {
+        let reader = ChangeLogReader(source: source, configuration: configuration.reader)
+        defer { bytesRead += reader.bytesRead }
+        while let event = try reader.next() {
+            try apply(event)
+        }
+    }
+
+    /// Replays one event.
+    public func apply(_ event: ChangeEvent) throws {
+        guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
+        eventCount += 1
+        let change = ReplayChange(event, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone)
+        batch.append(ReplayItem(change: change, index: eventCount))
+        if batch.count >= 256 {
+            let full = batch
+            batch.removeAll(keepingCapacity: true)
+            try pipeline.submit(full)
+        }
+        if eventCount & 0xFFFF == 0 { onProgress?(self) }
+    }
+
+    /// Applies what is held back, checks references, commits (a new store: syncs it and gives it
+    /// its name). On failure the store is left as it was.
+    public func finish() throws {
+        guard !isDone, let pipeline, let store else { return }
+        do {
+            if !batch.isEmpty {
+                let rest = batch
+                batch.removeAll()
+                try pipeline.submit(rest)
+            }
+            let checks = configuration.checksReferences
+            let start = startSequence
+            let result = try pipeline.sync { applier -> (AnomalyReport, Int, Int, Statistics, Int64, String?) in
+                try applier.finishHistory()
+                if checks { try applier.checkReferences(since: start) }
+                try applier.mutator.flush()
+                let m = applier.mutator
+                return (applier.anomalies, applier.applied, applier.skipped,
+                        Statistics(created: m.created, modified: m.modified, unchanged: m.unchanged, deleted: m.deleted),
+                        m.nextSeq - 1, applier.restoredStoreID)
+            }
+            (anomalies, appliedCount, skippedCount, statistics) = (result.0, result.1, result.2, result.3)
+            var storeID = store.storeID
+            if let restored = result.5 {
+                let update = try store.connection.prepare("UPDATE ferry_store SET value = ?1 WHERE key = 'storeID'")
+                try update.bind(restored, at: 1)
+                try update.run()
+                storeID = restored
+            }
+            token = StoreToken(storeID: storeID, sequence: result.4)
+            try store.connection.execute("COMMIT")
+            isDone = true
+            self.pipeline = nil
+            if let staged {
+                _ = try store.connection.text("PRAGMA journal_mode = WAL")
+                self.store = nil
+                try staged.publish()
+            }
+            self.store = nil
+        } catch {
+            abandon()
+            if let error = error as? StoreError, staged != nil { throw error.at(path) }
+            throw error
+        }
+    }
+
+    /// Drops the replay: the store stays as it was (with ``Configuration/TransactionUnit/checkpoint``,
+    /// as of the last checkpoint committed); a new store is not made.
+    public func abandon() {
+        guard !isDone else { return }
+        isDone = true
+        pipeline?.drain()
+        pipeline = nil
+        if staged == nil, let store, !store.connection.isAutocommit { try? store.connection.execute("ROLLBACK") }
+        store = nil
+        staged?.abandon()
+    }
+}
