@@ -42,14 +42,21 @@ struct ReplayItem: Sendable {
 /// stored token goes by, or a new one comes, the zone applies changes as they come. So a history
 /// replayed again changes nothing, and a history that continues the last one applies all of it.
 final class ReplayApplier {
-    /// A zone of the history: its name and owner (`''` for none).
+    /// A zone of the history (its name and owner, `''` for none), or the database (whose
+    /// checkpoints cover the zones' creations, deletions and purges).
     struct ScopeKey: Hashable {
         var name: String
         var owner: String
+        var isDatabase = false
         init(_ zone: ZoneID) {
             name = zone.zoneName
             owner = zone.ownerRecordName ?? ""
         }
+        static let database: ScopeKey = {
+            var key = ScopeKey(ZoneID(zoneName: ""))
+            key.isDatabase = true
+            return key
+        }()
     }
 
     /// Where a zone's replay stands.
@@ -100,19 +107,27 @@ final class ReplayApplier {
 
     // MARK: Scopes
 
-    private func scopeKey(of change: ReplayChange) -> ScopeKey? {
+    private func scopeKey(of change: ReplayChange) -> ScopeKey {
         switch change {
         case .save(let row, _, _): ScopeKey(row.zoneID ?? .default)
         case .delete(let id, _): ScopeKey(id.zoneID)
-        case .zoneSaved(let zone), .zoneDeleted(let zone), .zonePurged(let zone): ScopeKey(zone)
-        case .checkpoint(let checkpoint): checkpoint.zoneID.map(ScopeKey.init)
+        case .zoneSaved, .zoneDeleted, .zonePurged: .database
+        case .checkpoint(let checkpoint): checkpoint.zoneID.map(ScopeKey.init) ?? .database
         }
     }
 
     private func loadScope(_ key: ScopeKey, zone: ZoneID) throws -> Scope {
         if let scope = scopes[key] { return scope }
         var scope = Scope(knownTokens: [], latestToken: nil, isUndecided: false)
-        if let entry = try mutator.existingZone(zone, database: database) {
+        if key.isDatabase {
+            let tokens = try connection.prepare("SELECT sync_token FROM checkpoints WHERE database_id = ?1 AND zone_id = 0")
+            try tokens.bind(database, at: 1)
+            while try tokens.step() { scope.knownTokens.insert(tokens.text(at: 0) ?? "") }
+            let latest = try connection.prepare("SELECT sync_token FROM databases WHERE id = ?1")
+            try latest.bind(database, at: 1)
+            if try latest.step() { scope.latestToken = latest.text(at: 0) }
+            scope.isUndecided = !scope.knownTokens.isEmpty && !restoresJournal
+        } else if let entry = try mutator.existingZone(zone, database: database) {
             let tokens = try connection.prepare("SELECT sync_token FROM checkpoints WHERE database_id = ?1 AND zone_id = ?2")
             try tokens.bind(database, at: 1)
             try tokens.bind(entry.id, at: 2)
@@ -131,10 +146,7 @@ final class ReplayApplier {
     /// Takes one change of the history.
     func take(_ item: ReplayItem) throws {
         if restoresJournal { return try restore(item) }
-        guard let key = scopeKey(of: item.change) else {
-            // A database checkpoint: nothing is held back for the database.
-            return try applyNow(item)
-        }
+        let key = scopeKey(of: item.change)
         let zone: ZoneID = switch item.change {
         case .save(let row, _, _): row.zoneID ?? .default
         case .delete(let id, _): id.zoneID
@@ -231,12 +243,13 @@ final class ReplayApplier {
             }
             try delete(RecordKey(zone: entry.id, name: id.recordName), zoneID: id.zoneID, type: type, item: item)
         case .zoneSaved(let zone):
+            try releaseHeld(zone)
             _ = try mutator.zone(for: zone, database: database)
         case .zoneDeleted(let zone), .zonePurged(let zone):
+            try releaseHeld(zone)
             let purge: Bool
             if case .zonePurged = item.change { purge = true } else { purge = false }
             try mutator.deleteZone(zone, database: database, purge: purge)
-            if purge { scopes[ScopeKey(zone)]?.knownTokens.removeAll() }
             if var referrers, let entry = try mutator.existingZone(zone, database: database) {
                 for (target, sources) in referrers {
                     if target.zone == entry.id { referrers[target] = nil; continue }
@@ -247,6 +260,10 @@ final class ReplayApplier {
             }
         case .checkpoint(let checkpoint):
             var zone: Int64?
+            if checkpoint.zoneID == nil, scopes[.database]?.knownTokens.insert(checkpoint.syncToken).inserted == false {
+                anomaly(.tokenSeenTwice, item, zone: nil, record: nil, "a checkpoint with a token already applied to the database",
+                        token: checkpoint.syncToken)
+            }
             if let zoneID = checkpoint.zoneID {
                 let key = ScopeKey(zoneID)
                 if let entry = try mutator.existingZone(zoneID, database: database), entry.isDeleted {
@@ -265,6 +282,16 @@ final class ReplayApplier {
                 try connection.execute("BEGIN IMMEDIATE")
             }
         }
+    }
+
+    /// Before a zone change the database applies: the zone's changes held back come before it in
+    /// the history, so they go first, and what follows in the zone is new too.
+    private func releaseHeld(_ zone: ZoneID) throws {
+        let key = ScopeKey(zone)
+        guard let scope = scopes[key], scope.isUndecided else { return }
+        scopes[key]?.held.removeAll()
+        scopes[key]?.isUndecided = false
+        for item in scope.held { try applyNow(item) }
     }
 
     private func delete(_ key: RecordKey, zoneID: ZoneID, type: String?, item: ReplayItem) throws {
@@ -358,17 +385,20 @@ final class ReplayApplier {
             anomalies.add(.init(kind: .danglingParent, zoneID: zone, recordName: parents.text(at: 1),
                                 detail: "the parent \"\(parents.text(at: 2) ?? "")\" is not in the store"))
         }
+        // References without a zone, or naming the record's own zone, must name a record of it.
         let references = try connection.prepare("""
-            SELECT z.zone_json, r.record_name, t.name FROM records r JOIN zones z ON z.id = r.zone_id,
-              (SELECT json_extract(f.value, '$.value.recordName') AS name, json_extract(f.value, '$.value.zoneID') AS zone
-               FROM json_each(r.body, '$.fields') f WHERE json_extract(f.value, '$.type') = 'REFERENCE'
-               UNION ALL
-               SELECT json_extract(e.value, '$.recordName'), json_extract(e.value, '$.zoneID')
-               FROM json_each(r.body, '$.fields') f, json_each(f.value, '$.value') e
-               WHERE json_extract(f.value, '$.type') = 'REFERENCE_LIST') t
-            WHERE r.seq > ?1 AND instr(r.body, '"REFERENCE') > 0 AND t.zone IS NULL AND t.name IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM records p WHERE p.zone_id = r.zone_id AND p.record_name = t.name)
-            ORDER BY z.zone_name, r.record_name
+            SELECT z.zone_json, r.record_name, json_extract(f.value, '$.value.recordName')
+            FROM records r JOIN zones z ON z.id = r.zone_id, json_each(r.body, '$.fields') f
+            WHERE r.seq > ?1 AND instr(r.body, '"REFERENCE"') > 0 AND json_extract(f.value, '$.type') = 'REFERENCE'
+              AND coalesce(json_extract(f.value, '$.value.zoneID.zoneName'), z.zone_name) = z.zone_name
+              AND NOT EXISTS (SELECT 1 FROM records p WHERE p.zone_id = r.zone_id
+                              AND p.record_name = json_extract(f.value, '$.value.recordName'))
+            UNION ALL
+            SELECT z.zone_json, r.record_name, json_extract(e.value, '$.recordName')
+            FROM records r JOIN zones z ON z.id = r.zone_id, json_each(r.body, '$.fields') f, json_each(f.value, '$.value') e
+            WHERE r.seq > ?1 AND instr(r.body, '"REFERENCE_LIST"') > 0 AND json_extract(f.value, '$.type') = 'REFERENCE_LIST'
+              AND coalesce(json_extract(e.value, '$.zoneID.zoneName'), z.zone_name) = z.zone_name
+              AND NOT EXISTS (SELECT 1 FROM records p WHERE p.zone_id = r.zone_id AND p.record_name = json_extract(e.value, '$.recordName'))
             """)
         try references.bind(sequence, at: 1)
         while try references.step() {

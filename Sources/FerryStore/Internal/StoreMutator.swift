@@ -140,8 +140,9 @@ final class StoreMutator {
         zonesByID[id].flatMap { zones[$0]?.zoneID }
     }
 
-    /// Deletes every record of a zone and marks it deleted; a purge also forgets its token and
-    /// its checkpoints. Returns the names of the records removed when `collectingNames`.
+    /// Deletes every record of a zone and marks it deleted; a purge also forgets its token (the
+    /// tokens applied stay listed in `checkpoints`, so replaying the history again skips them).
+    /// Returns the names of the records removed when `collectingNames`.
     @discardableResult
     func deleteZone(_ zoneID: ZoneID, database: Int64, purge: Bool, collectingNames: Bool = false) throws -> [String] {
         let id = try zone(for: zoneID, database: database)
@@ -166,11 +167,6 @@ final class StoreMutator {
         try update.bind(seq, at: 2)
         try update.bind(Int64(purge ? 1 : 0), at: 3)
         try update.run()
-        if purge {
-            let forget = try connection.prepare("DELETE FROM checkpoints WHERE zone_id = ?1")
-            try forget.bind(id, at: 1)
-            try forget.run()
-        }
         zoneChanges[id] = nil
         if let key = zonesByID[id] { zones[key]?.isDeleted = true }
         return names
