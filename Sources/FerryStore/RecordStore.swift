@@ -266,6 +266,12 @@ public final class RecordStore {
         return statement.text(at: 0)
     }
 
+    /// Runs raw SQL on the store, bypassing Ferry's invariants: for this package's tests and tools
+    /// (damaging a store on purpose, say), never for data.
+    package func execute(sql: String) throws {
+        try connection.execute(sql)
+    }
+
     /// The version of the SQLite library in use.
     public static var sqliteVersion: String { SQLiteConnection.libraryVersion }
 

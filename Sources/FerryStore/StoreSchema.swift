@@ -87,10 +87,10 @@ package enum StoreSchema {
     ) STRICT;
     """
 
-    /// The secondary indexes of `records`, which a new store's bulk load builds after the rows.
+    /// The secondary indexes of `records`; a new store's bulk load builds the first after the rows.
     package static let recordIndexes = [
-        "CREATE UNIQUE INDEX records_by_name ON records (zone_id, record_name)",
-        "CREATE INDEX records_by_type ON records (record_type, zone_id)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS records_by_name ON records (zone_id, record_name)",
+        "CREATE INDEX IF NOT EXISTS records_by_type ON records (record_type, zone_id)",
     ]
 
     /// Migrations: the SQL that takes a store from `version - 1` to `version`, run in the same

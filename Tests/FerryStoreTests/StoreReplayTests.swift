@@ -141,7 +141,7 @@ struct StoreReplayTests {
         var reaction = Record(recordName: "r", recordType: "Reaction", zoneID: ZoneID(zoneName: "Z"))
         reaction.fields = ["message": RecordField(.reference(Reference(recordName: "m", action: .deleteSelf)), type: .reference)]
         var note = Record(recordName: "n", recordType: "Note", zoneID: ZoneID(zoneName: "Z"))
-        note.fields = ["about": RecordField(.reference(Reference(recordName: "chat", action: .none)), type: .reference)]
+        note.fields = ["about": RecordField(.reference(Reference(recordName: "chat", action: Reference.Action.none)), type: .reference)]
         for cascade in [false, true] {
             let path = StoreFixture.newPath()
             let replayer = try StoreReplayer(path: path, configuration: .init(cascade: cascade))

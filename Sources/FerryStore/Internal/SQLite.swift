@@ -343,8 +343,10 @@ final class SQLiteStatement {
         return lines
     }
 
-    private func check(_ rc: Int32, _ what: String) throws {
-        if rc != SQLITE_OK { throw connection.error(rc, what, sql: sql) }
+    /// Throws unless `rc` is `SQLITE_OK`; the message is made only then.
+    @inline(__always)
+    private func check(_ rc: Int32, _ what: @autoclosure () -> String) throws {
+        if rc != SQLITE_OK { throw connection.error(rc, what(), sql: sql) }
     }
 }
 
