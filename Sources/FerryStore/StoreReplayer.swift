@@ -131,7 +131,10 @@ public final class StoreReplayer {
             throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path)
         }
         self.store = store
-        let mutator = try StoreMutator(connection: store.connection, path: path)
+        // A new store keeps its live records in memory and makes its name index at the end.
+        let live = isNewStore && !restoringJournal ? LiveRecordIndex() : nil
+        if live != nil { try store.connection.execute("DROP INDEX records_by_name") }
+        let mutator = try StoreMutator(connection: store.connection, path: path, live: live)
         startSequence = mutator.nextSeq - 1
         let applier = ReplayApplier(mutator: mutator, database: database, cascade: configuration.cascade,
                                     commitsEachCheckpoint: configuration.transaction == .checkpoint && staged == nil,
@@ -156,7 +159,8 @@ public final class StoreReplayer {
     public func apply(_ event: ChangeEvent) throws {
         guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
         eventCount += 1
-        let change = ReplayChange(event, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone)
+        let change = ReplayChange(event, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone,
+                                  collectsReferences: isNewStore && configuration.checksReferences)
         batch.append(ReplayItem(change: change, index: eventCount))
         if batch.count >= 256 {
             let full = batch
@@ -182,6 +186,7 @@ public final class StoreReplayer {
                 try applier.finishHistory()
                 if checks { try applier.checkReferences(since: start) }
                 try applier.mutator.flush()
+                if applier.mutator.live != nil { try applier.connection.execute(StoreSchema.recordIndexes[0]) }
                 let m = applier.mutator
                 return (applier.anomalies, applier.applied, applier.skipped,
                         Statistics(created: m.created, modified: m.modified, unchanged: m.unchanged, deleted: m.deleted),

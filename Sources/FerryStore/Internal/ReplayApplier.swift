@@ -3,7 +3,9 @@ import FerryRecords
 
 /// A change read from a history, made ready on the reading thread.
 enum ReplayChange: Sendable {
-    case save(StoreRow, recordType: String?, cascadeTargets: [RecordID])
+    /// A save; `references` are the records of its zone its REFERENCE fields name (for the final
+    /// check of a new store).
+    case save(StoreRow, references: [String], cascadeTargets: [RecordID])
     case delete(RecordID, recordType: String?)
     case zoneSaved(ZoneID)
     case zoneDeleted(ZoneID)
@@ -13,13 +15,14 @@ enum ReplayChange: Sendable {
 
 extension ReplayChange {
     /// Makes an event ready for the store: a saved record encoded as a row (on the reading thread).
-    init(_ event: ChangeEvent, encoder: StoreRowEncoder, cascade: Bool, defaultZone: ZoneID?) {
+    init(_ event: ChangeEvent, encoder: StoreRowEncoder, cascade: Bool, defaultZone: ZoneID?, collectsReferences: Bool = false) {
         switch event {
         case .recordSaved(let record):
             let targets = cascade ? ReplayApplier.cascadeTargets(of: record) : []
             var row = StoreRow(record: record, encoder: encoder)
             if row.zoneID == nil, let defaultZone { row.zoneID = defaultZone }
-            self = .save(row, recordType: record.recordType, cascadeTargets: targets)
+            self = .save(row, references: collectsReferences ? ReplayApplier.sameZoneReferences(of: record, zone: row.zoneID ?? .default) : [],
+                         cascadeTargets: targets)
         case .recordDeleted(let id, let type): self = .delete(id, recordType: type)
         case .zoneSaved(let zone): self = .zoneSaved(zone)
         case .zoneDeleted(let zone): self = .zoneDeleted(zone)
@@ -207,7 +210,7 @@ final class ReplayApplier {
     private func applyNow(_ item: ReplayItem) throws {
         applied += 1
         switch item.change {
-        case .save(let row, let type, let targets):
+        case .save(let row, let references, let targets):
             let zoneID = row.zoneID ?? .default
             if let entry = try mutator.existingZone(zoneID, database: database), entry.isDeleted {
                 anomaly(.eventForDeletedZone, item, zone: zoneID, record: row.recordName,
@@ -225,11 +228,11 @@ final class ReplayApplier {
                             "modified.timestamp went from \(before) back to \(now)")
                 }
             }
-            _ = type
             let outcome = try mutator.save(row, zone: zone, existing: existing)
+            if !references.isEmpty, outcome != .unchanged { mutator.live?.zones[zone]?[row.recordName]?.references = references }
             if referrers != nil, outcome != .unchanged {
                 let key = RecordKey(zone: zone, name: row.recordName)
-                if let existing { try unindex(existing.body, of: key) }
+                if let existing { try unindex(try existing.body ?? mutator.body(ofRecord: existing.id), of: key) }
                 try index(targets, of: key)
             }
         case .delete(let id, let type):
@@ -370,9 +373,26 @@ final class ReplayApplier {
 
     // MARK: Checks
 
+    /// The records of `zone` a record's REFERENCE and REFERENCE_LIST fields name (references
+    /// without a zone, or naming the record's zone).
+    static func sameZoneReferences(of record: Record, zone: ZoneID) -> [String] {
+        var names: [String] = []
+        func visit(_ value: FieldValue) {
+            switch value {
+            case .reference(let reference) where reference.zoneID == nil || reference.zoneID?.zoneName == zone.zoneName:
+                names.append(reference.recordName)
+            case .list(let items): items.forEach(visit)
+            default: break
+            }
+        }
+        for entry in record.fields ?? RecordFields() where entry.field.effectiveType.kind == .reference { visit(entry.field.value) }
+        return names
+    }
+
     /// Reports parents and REFERENCE values of the records saved since `sequence` that point at
     /// no live record of their zone.
     func checkReferences(since sequence: Int64) throws {
+        if let live = mutator.live { return try checkReferences(live) }
         let parents = try connection.prepare("""
             SELECT z.zone_json, r.record_name, r.parent_name FROM records r JOIN zones z ON z.id = r.zone_id
             WHERE r.seq > ?1 AND r.parent_name IS NOT NULL
@@ -405,6 +425,27 @@ final class ReplayApplier {
             let zone = try StoreCodec.zoneID(fromJSON: references.textBytes(at: 0))
             anomalies.add(.init(kind: .danglingReference, zoneID: zone, recordName: references.text(at: 1),
                                 detail: "the reference to \"\(references.text(at: 2) ?? "")\" names no record in the store"))
+        }
+    }
+
+    /// The same check on a new store's live records in memory.
+    private func checkReferences(_ live: LiveRecordIndex) throws {
+        var findings: [(zone: String, name: String, kind: ReplayAnomaly.Kind, target: String, zoneID: ZoneID?)] = []
+        for (zone, records) in live.zones {
+            for (name, entry) in records {
+                if let parent = entry.parent, records[parent] == nil {
+                    findings.append((mutator.zoneID(ofZone: zone)?.zoneName ?? "", name, .danglingParent, parent, mutator.zoneID(ofZone: zone)))
+                }
+                for target in entry.references where records[target] == nil {
+                    findings.append((mutator.zoneID(ofZone: zone)?.zoneName ?? "", name, .danglingReference, target, mutator.zoneID(ofZone: zone)))
+                }
+            }
+        }
+        findings.sort { ($0.zone, $0.name, $0.target) < ($1.zone, $1.name, $1.target) }
+        for finding in findings {
+            anomalies.add(.init(kind: finding.kind, zoneID: finding.zoneID, recordName: finding.name,
+                                detail: finding.kind == .danglingParent ? "the parent \"\(finding.target)\" is not in the store"
+                                    : "the reference to \"\(finding.target)\" names no record in the store"))
         }
     }
 

@@ -13,10 +13,11 @@ final class StoreMutator {
         case created, modified, unchanged
     }
 
-    /// A stored record as a save or delete finds it.
+    /// A stored record as a save or delete finds it: its JSON, or (from the live index) a hash of it.
     struct Found {
         var id: Int64
-        var body: [UInt8]
+        var body: [UInt8]?
+        var bodyHash: UInt64?
         var changeTag: String?
         var modifiedAt: Int64?
     }
@@ -49,13 +50,18 @@ final class StoreMutator {
     /// Per zone id: change of the record count, latest sequence number.
     private var zoneChanges: [Int64: (count: Int, seq: Int64)] = [:]
     private let encoder = StoreRowEncoder()
+    private let bodyByID: SQLiteStatement
+    /// The live records in memory, for a new store built by a replay (no name index until the end).
+    let live: LiveRecordIndex?
 
     /// Records created, modified, left unchanged, deleted.
     private(set) var created = 0, modified = 0, unchanged = 0, deleted = 0
 
-    init(connection: SQLiteConnection, path: String) throws {
+    init(connection: SQLiteConnection, path: String, live: LiveRecordIndex? = nil) throws {
         self.connection = connection
         self.path = path
+        self.live = live
+        bodyByID = try connection.prepare("SELECT body FROM records WHERE id = ?1", persistent: true)
         nextSeq = (try connection.integer("SELECT max(seq) FROM journal") ?? 0) + 1
         insertRecord = try connection.prepare("""
             INSERT INTO records (zone_id, record_name, record_type, change_tag, created_at, created_by, modified_at, modified_by,
@@ -152,10 +158,20 @@ final class StoreMutator {
             try list.bind(id, at: 1)
             while try list.step() { names.append(list.text(at: 0) ?? "") }
         }
-        let remove = try connection.prepare("DELETE FROM records WHERE zone_id = ?1")
-        try remove.bind(id, at: 1)
-        try remove.run()
-        let removed = connection.changes
+        var removed = 0
+        if let live {
+            // No name index yet: the zone's rows are known by id.
+            for entry in (live.zones.removeValue(forKey: id) ?? [:]).values {
+                try deleteRecordByID.bind(entry.id, at: 1)
+                try deleteRecordByID.run()
+                removed += 1
+            }
+        } else {
+            let remove = try connection.prepare("DELETE FROM records WHERE zone_id = ?1")
+            try remove.bind(id, at: 1)
+            try remove.run()
+            removed = connection.changes
+        }
         deleted += removed
         let seq = try journal(purge ? .zonePurged : .zoneDeleted, zone: id, name: nil, type: nil, tag: nil)
         let update = try connection.prepare("""
@@ -185,9 +201,16 @@ final class StoreMutator {
             throw StoreError(.conflict, "the record \"\(row.recordName)\" already exists in the zone \(zoneDescription(zone)); "
                              + "import with --mode upsert or --mode replace to overwrite records", path: path, recordName: row.recordName)
         }
+        let rowID = connection.lastInsertRowID
         try journalRow(.created, row: row, zone: zone, seq: seq)
         created += 1
         zoneChanges[zone, default: (0, 0)].count += 1
+        if let live {
+            let hash = row.bytes.withUnsafeBytes { LiveRecordIndex.hash(row.slice(.body, in: $0)!) }
+            live.zones[zone, default: [:]][row.recordName] = LiveRecordIndex.Entry(
+                id: rowID, bodyHash: hash, changeTag: row.changeTag, modifiedAt: row.modifiedAt,
+                parent: row.text(.parentName), references: [])
+        }
     }
 
     /// Saves a record: creates it, or replaces it (`merging`: its fields merged into the stored
@@ -203,10 +226,17 @@ final class StoreMutator {
             try insert(row, zone: zone)
             return .created
         }
-        let id = existing.id, oldBody = existing.body
+        let id = existing.id
         var row = row
+        var oldBody = existing.body
+        if oldBody == nil, let hash = existing.bodyHash {
+            let newHash = row.bytes.withUnsafeBytes { LiveRecordIndex.hash(row.slice(.body, in: $0)!) }
+            // Different hashes, different bytes; the same hash is confirmed with the stored bytes.
+            if newHash == hash { oldBody = try body(ofRecord: id) }
+        }
         if merging {
-            let old = try oldBody.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }
+            if oldBody == nil { oldBody = try body(ofRecord: id) }
+            let old = try oldBody!.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }
             let new = try row.bytes.withUnsafeBytes { raw in
                 try StoreCodec.record(fromBody: row.slice(.body, in: raw)!, path: path)
             }
@@ -215,9 +245,9 @@ final class StoreMutator {
             row = StoreRow(record: merged, encoder: encoder)
             row.zoneID = new.zoneID ?? old.zoneID
         }
-        let same = row.bytes.withUnsafeBytes { raw in
-            oldBody.elementsEqual(row.slice(.body, in: raw)!)
-        }
+        let same = oldBody.map { old in
+            row.bytes.withUnsafeBytes { raw in old.withUnsafeBytes { $0.elementsEqual(row.slice(.body, in: raw)!) } }
+        } ?? false
         if same {
             unchanged += 1
             return .unchanged
@@ -227,17 +257,36 @@ final class StoreMutator {
         try journalRow(.modified, row: row, zone: zone, seq: seq)
         modified += 1
         zoneChanges[zone, default: (0, 0)].seq = seq
+        if let live {
+            let hash = row.bytes.withUnsafeBytes { LiveRecordIndex.hash(row.slice(.body, in: $0)!) }
+            live.zones[zone]?[row.recordName] = LiveRecordIndex.Entry(
+                id: id, bodyHash: hash, changeTag: row.changeTag, modifiedAt: row.modifiedAt, parent: row.text(.parentName), references: [])
+        }
         return .modified
+    }
+
+    /// A stored record's JSON, by row id.
+    func body(ofRecord id: Int64) throws -> [UInt8] {
+        defer { bodyByID.reset() }
+        try bodyByID.bind(id, at: 1)
+        guard try bodyByID.step() else {
+            throw StoreError(.corrupt, "expected the record row \(id), found none", path: path)
+        }
+        return Array(bodyByID.textBytes(at: 0))
     }
 
     /// A stored record, `nil` when the zone does not hold it.
     func find(_ name: String, zone: Int64) throws -> Found? {
+        if let live {
+            guard let entry = live.zones[zone]?[name] else { return nil }
+            return Found(id: entry.id, body: nil, bodyHash: entry.bodyHash, changeTag: entry.changeTag, modifiedAt: entry.modifiedAt)
+        }
         defer { findRecord.reset() }
         try findRecord.bind(zone, at: 1)
         try findRecord.bind(name, at: 2)
         guard try findRecord.step() else { return nil }
-        return Found(id: findRecord.int64(at: 0), body: Array(findRecord.textBytes(at: 1)), changeTag: findRecord.text(at: 2),
-                     modifiedAt: findRecord.optionalInt64(at: 3))
+        return Found(id: findRecord.int64(at: 0), body: Array(findRecord.textBytes(at: 1)), bodyHash: nil,
+                     changeTag: findRecord.text(at: 2), modifiedAt: findRecord.optionalInt64(at: 3))
     }
 
     /// Makes the next journal entry take `seq` (restoring a journal with its numbers, which may
@@ -255,9 +304,11 @@ final class StoreMutator {
     @discardableResult
     func delete(_ name: String, zone: Int64, recordType: String?) throws -> [UInt8]? {
         guard let found = try find(name, zone: zone) else { return nil }
-        let id = found.id, body = found.body
+        let id = found.id
+        let body = try found.body ?? (try body(ofRecord: id))
         try deleteRecordByID.bind(id, at: 1)
         try deleteRecordByID.run()
+        live?.zones[zone]?[name] = nil
         var type = recordType
         if type == nil {
             type = try? body.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }.recordType
