@@ -109,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
+            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -50,10 +50,15 @@ struct Inspect: ParsableCommand {
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
             for path in try expandInputs(inputs) {
-                if StoreFile.isStore(path) {
+                switch StoreFile.kind(at: path) {
+                case .store:
                     // A store describes itself too: its tables are summed up, its records not read.
                     stores.append(try StoreSummary(path: path))
                     continue
+                case .otherSQLite(let id):
+                    throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(.otherSQLite(applicationID: id)))
+                default:
+                    break
                 }
                 let input = try ArchiveDetection.openInput(try InputFile(path: path))
                 if input.isArchive {

@@ -73,7 +73,19 @@ extension RecordStore {
                              checkpointEach: Bool = false) throws -> StoreToken {
         var touched: [ZoneID] = []
         var seen = Set<String>()
+        // With checkpointEach, the upstream checkpoints the store applied go at their places too,
+        // so a store restored from the log knows every token it applied (and a replay of the same
+        // history changes nothing).
+        var upstream = checkpointEach ? try upstreamCheckpoints(database: database) : []
+        var nextUpstream = 0
+        func writeUpstream(through sequence: Int64) throws {
+            while nextUpstream < upstream.count, upstream[nextUpstream].sequence <= sequence {
+                try writer.write(.checkpoint(upstream[nextUpstream].checkpoint))
+                nextUpstream += 1
+            }
+        }
         let end = try changes(since: token, database: database) { change in
+            if checkpointEach { try writeUpstream(through: change.sequence - 1) }
             try writer.write(change.event)
             let zone = change.zoneID
             if checkpointEach {
@@ -81,10 +93,31 @@ extension RecordStore {
             }
             if seen.insert(change.database + "\u{0}" + zone.zoneName + "\u{0}" + (zone.ownerRecordName ?? "")).inserted { touched.append(zone) }
         }
-        if !checkpointEach {
+        if checkpointEach {
+            try writeUpstream(through: .max)
+            upstream.removeAll()
+        } else {
             for zone in touched { try writer.write(.checkpoint(.init(zoneID: zone, syncToken: end.description))) }
         }
         return end
+    }
+
+    /// The upstream checkpoints the store applied (CloudKit's tokens), in the order applied, with
+    /// the journal position of each.
+    func upstreamCheckpoints(database: String?) throws -> [(sequence: Int64, checkpoint: ChangeEvent.Checkpoint)] {
+        let zones = try zoneTable()
+        let statement = try connection.prepare("""
+            SELECT seq, zone_id, sync_token, more_coming FROM checkpoints WHERE ?1 IS NULL OR database_id = ?1 ORDER BY seq, id
+            """)
+        try statement.bind(try database.map(StoreCodec.databaseID), at: 1)
+        var result: [(Int64, ChangeEvent.Checkpoint)] = []
+        while try statement.step() {
+            let zone = statement.int64(at: 1)
+            result.append((statement.int64(at: 0), ChangeEvent.Checkpoint(zoneID: zone == 0 ? nil : zones[zone]?.zoneID,
+                                                                          syncToken: statement.text(at: 2) ?? "",
+                                                                          moreComing: statement.int64(at: 3) != 0)))
+        }
+        return result
     }
 
     /// The journal position a token names, checked against this store.

@@ -204,6 +204,11 @@ final class ReplayApplier {
             return
         }
         if let pending = pendingRestore { try applyNow(pending) }
+        pendingRestore = nil
+        if case .checkpoint = item.change {
+            // An upstream checkpoint the store applied, at its place in the journal.
+            return try applyNow(item)
+        }
         pendingRestore = item
     }
 
@@ -247,7 +252,10 @@ final class ReplayApplier {
             try delete(RecordKey(zone: entry.id, name: id.recordName), zoneID: id.zoneID, type: type, item: item)
         case .zoneSaved(let zone):
             try releaseHeld(zone)
-            _ = try mutator.zone(for: zone, database: database)
+            let existed = try mutator.existingZone(zone, database: database).map { !$0.isDeleted } ?? false
+            let id = try mutator.zone(for: zone, database: database)
+            // Restoring, the journal's entry is kept even for a zone the store holds already.
+            if restoresJournal && existed { mutator.journalEntry(.zoneSaved, zone: id, name: nil, type: nil) }
         case .zoneDeleted(let zone), .zonePurged(let zone):
             try releaseHeld(zone)
             let purge: Bool
@@ -299,6 +307,8 @@ final class ReplayApplier {
 
     private func delete(_ key: RecordKey, zoneID: ZoneID, type: String?, item: ReplayItem) throws {
         guard let body = try mutator.delete(key.name, zone: key.zone, recordType: type) else {
+            // Restoring, a record created and deleted between two exports is known only by its deletion.
+            if restoresJournal { return mutator.journalEntry(.deleted, zone: key.zone, name: key.name, type: type) }
             anomaly(.unknownRecordDeleted, item, zone: zoneID, record: key.name, "a delete of a record the store does not hold")
             return
         }

@@ -421,6 +421,12 @@ final class StoreMutator {
         zoneChanges[zone, default: (0, 0)].seq = seq
     }
 
+    /// Appends a journal entry that changes no row (restoring a journal). Errors are dropped: a
+    /// restore that cannot journal fails at its next statement.
+    func journalEntry(_ kind: StoreSchema.JournalKind, zone: Int64, name: String?, type: String?) {
+        _ = try? journal(kind, zone: zone, name: name, type: type, tag: nil)
+    }
+
     /// Appends a journal entry; returns its sequence number.
     private func journal(_ kind: StoreSchema.JournalKind, zone: Int64, name: String?, type: String?, tag: String?) throws -> Int64 {
         let seq = nextSeq
