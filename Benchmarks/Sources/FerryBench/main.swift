@@ -24,6 +24,10 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("xml", xmlTask),
     ("replay", replayTask),
     ("replay-check", replayCheckTask),
+    ("store-import", storeImportTask),
+    ("store-replay", storeReplayTask),
+    ("store-query", storeQueryTask),
+    ("store-pages", storePagesTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())
