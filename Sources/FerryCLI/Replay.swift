@@ -210,8 +210,8 @@ struct Replay: ParsableCommand {
             let replayer = try StoreReplayer(path: path, configuration: .init(
                 database: database, cascade: cascade, transaction: transaction, busyTimeout: busyTimeout, reader: reader))
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            for history in try Replayer.expandHistory(histories) {
-                try replayer.apply(try Compression.openInput(try InputFile(path: history)))
+            try replayer.apply(files: try Replayer.expandHistory(histories), threads: threads) { path in
+                try Compression.openInput(try InputFile(path: path))
             }
             try replayer.finish()
             progress.clear()

@@ -1,3 +1,4 @@
+import Dispatch
 import FerryChangeLog
 import FerryIO
 import FerryRecords
@@ -131,7 +132,7 @@ public final class StoreReplayer {
             throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path)
         }
         self.store = store
-        // A new store keeps its live records in memory and makes its name index at the end.
+        // A new store keeps its live records in memory and writes them, and its name index, at the end.
         let live = isNewStore && !restoringJournal ? LiveRecordIndex() : nil
         if live != nil { try store.connection.execute("DROP INDEX records_by_name") }
         let mutator = try StoreMutator(connection: store.connection, path: path, live: live)
@@ -155,12 +156,65 @@ public final class StoreReplayer {
         }
     }
 
+    /// Replays history files in order, decoding several at a time on `threads` threads (default:
+    /// one per processor available, at most 4) while their changes are applied in file order.
+    /// Each file is read as ``apply(_:)`` reads it (a file's pages do not lend their zone to the
+    /// next file's), so the result is that of applying the files one after the other.
+    ///
+    /// - Parameter open: makes a file's source (decompressed), on the decoding thread.
+    public func apply(files: [String], threads: Int? = nil, open: @escaping @Sendable (String) throws -> ByteSource) throws {
+        let workers = max(1, min(threads ?? min(Processors.available, 4), files.count))
+        guard workers > 1 else {
+            for file in files { try apply(try open(file)) }
+            return
+        }
+        guard !isDone, pipeline != nil else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
+        typealias Decoded = Swift.Result<(changes: [ReplayChange], bytes: Int), any Error>
+        let results = OrderedResults<Decoded>(count: files.count, window: workers * 2)
+        let reader = configuration.reader
+        let cascade = configuration.cascade
+        let collects = isNewStore && configuration.checksReferences
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            DispatchQueue.global().async(group: group) {
+                let encoder = StoreRowEncoder()
+                while let index = results.claim() {
+                    do {
+                        let source = try open(files[index])
+                        let changes = ChangeLogReader(source: source, configuration: reader)
+                        var decoded: [ReplayChange] = []
+                        while let event = try changes.next() {
+                            decoded.append(ReplayChange(event, encoder: encoder, cascade: cascade, defaultZone: reader.defaultZone,
+                                                        collectsReferences: collects))
+                        }
+                        results.deliver(index, .success((decoded, changes.bytesRead)))
+                    } catch {
+                        results.deliver(index, .failure(error))
+                    }
+                }
+            }
+        }
+        defer {
+            results.cancel()
+            group.wait()
+        }
+        while let result = results.take() {
+            let (changes, bytes) = try result.get()
+            bytesRead += bytes
+            for change in changes { try submit(change) }
+        }
+    }
+
     /// Replays one event.
     public func apply(_ event: ChangeEvent) throws {
+        try submit(ReplayChange(event, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone,
+                                collectsReferences: isNewStore && configuration.checksReferences))
+    }
+
+    /// Hands a change to the applying thread, numbered.
+    private func submit(_ change: ReplayChange) throws {
         guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
         eventCount += 1
-        let change = ReplayChange(event, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone,
-                                  collectsReferences: isNewStore && configuration.checksReferences)
         batch.append(ReplayItem(change: change, index: eventCount))
         if batch.count >= 256 {
             let full = batch
@@ -185,6 +239,7 @@ public final class StoreReplayer {
             let result = try pipeline.sync { applier -> (AnomalyReport, Int, Int, Statistics, Int64, String?) in
                 try applier.finishHistory()
                 if checks { try applier.checkReferences(since: start) }
+                try applier.mutator.writeLiveRecords()
                 try applier.mutator.flush()
                 if applier.mutator.live != nil { try applier.connection.execute(StoreSchema.recordIndexes[0]) }
                 let m = applier.mutator
@@ -229,3 +284,4 @@ public final class StoreReplayer {
         staged?.abandon()
     }
 }
+

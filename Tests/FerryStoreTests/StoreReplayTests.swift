@@ -96,6 +96,38 @@ struct StoreReplayTests {
 
     enum Ferry: Sendable { case parts, prefixThenWhole }
 
+    @Test("Files decoded on several threads give the store one thread gives, journal included", arguments: [false, true])
+    func parallelFiles(cloudKitForm: Bool) throws {
+        let history = HistoryGenerator.generate(seed: 14, configuration: .init(batches: 40, keepsSnapshots: false))
+        let all = lines(of: cloudKitForm ? history.cloudKitLines : history.ferryLines)
+        let directory = TestScratch.directory()
+        var files: [String] = []
+        for (index, start) in stride(from: 0, to: all.count, by: 7).enumerated() {
+            var bytes: [UInt8] = []
+            for line in all[start..<min(start + 7, all.count)] { bytes += line + [0x0A] }
+            let path = directory + "/part-\(index).ndjson"
+            try write(bytes, to: path)
+            files.append(path)
+        }
+        var stores: [String] = []
+        for threads in [1, 3] {
+            let path = directory + "/s\(threads).sqlite"
+            let replayer = try StoreReplayer(path: path)
+            try replayer.apply(files: files, threads: threads) { try InputFile(path: $0) }
+            try replayer.finish()
+            stores.append(path)
+        }
+        #expect(try Self.state(stores[0]) == Self.state(stores[1]))
+        #expect(try Self.state(stores[0]) == Self.expected(history.finalSnapshot))
+        var journals: [[String]] = []
+        for path in stores {
+            var entries: [String] = []
+            try RecordStore(path: path).changes(since: nil) { entries.append("\($0.sequence) \($0.event)") }
+            journals.append(entries)
+        }
+        #expect(journals[0] == journals[1])
+    }
+
     @Test("A transaction per checkpoint gives the same state as one per run")
     func transactionPerCheckpoint() throws {
         let history = HistoryGenerator.generate(seed: 9, configuration: .init(batches: 25, keepsSnapshots: false))

@@ -1,36 +1,27 @@
-/// The live records of a store being built by a replay, in memory: what a save or delete needs to
-/// know of a stored record (its row, a hash of its JSON, its change tag and time, what it points
-/// at), found by hash instead of by a seek in the name index — which a new store builds once, sorted,
-/// at the end. About 250 bytes a record.
+/// The live records of a new store being built by a replay, held in memory until the end of the
+/// run: each as its prepared row, the journal number of its latest change, and what it points at.
+/// Saves, modifications and deletions change only this map (and append to the journal); the
+/// records are written once, at the end, in the order they were first created — so a record saved
+/// ten times is written once, and the name index is built once, sorted. Memory is the size of the
+/// final state (about the size of its JSON).
 final class LiveRecordIndex {
     struct Entry {
-        var id: Int64
-        var bodyHash: UInt64
-        var changeTag: String?
-        var modifiedAt: Int64?
-        var parent: String?
+        var row: StoreRow
+        /// The journal number of the record's latest change.
+        var seq: Int64
+        /// When the record was first created in this run (the order records are written).
+        var order: Int
         /// Records of the same zone its REFERENCE fields name (for the final check).
         var references: [String]
     }
 
     /// Per zone row id, the live records by name.
     var zones: [Int64: [String: Entry]] = [:]
+    private var created = 0
 
-    /// A 64-bit hash of a record's JSON (FNV-1a over 8-byte words), to see a re-save of the same
-    /// bytes without reading the stored ones (equal hashes are confirmed by reading).
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var i = 0
-        let n = bytes.count
-        while i + 8 <= n {
-            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01b3
-            hash ^= hash >> 29
-            i += 8
-        }
-        while i < n {
-            hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01b3
-            i += 1
-        }
-        return hash ^ UInt64(n)
+    /// The next creation number.
+    func nextOrder() -> Int {
+        created += 1
+        return created
     }
 }

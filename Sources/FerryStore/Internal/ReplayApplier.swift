@@ -237,7 +237,7 @@ final class ReplayApplier {
             if !references.isEmpty, outcome != .unchanged { mutator.live?.zones[zone]?[row.recordName]?.references = references }
             if referrers != nil, outcome != .unchanged {
                 let key = RecordKey(zone: zone, name: row.recordName)
-                if let existing { try unindex(try existing.body ?? mutator.body(ofRecord: existing.id), of: key) }
+                if let existing { try unindex(existing.body, of: key) }
                 try index(targets, of: key)
             }
         case .delete(let id, let type):
@@ -330,6 +330,15 @@ final class ReplayApplier {
     /// Indexes every stored record's DELETE_SELF references (the first time a cascade needs them).
     private func buildCascadeIndex() throws {
         referrers = [:]
+        if let live = mutator.live {
+            for (zone, records) in live.zones {
+                for (name, entry) in records {
+                    let record = try entry.row.bytes.withUnsafeBytes { try StoreCodec.record(fromBody: entry.row.slice(.body, in: $0)!, path: mutator.path) }
+                    try index(Self.cascadeTargets(of: record), of: RecordKey(zone: zone, name: name))
+                }
+            }
+            return
+        }
         let statement = try connection.prepare("SELECT zone_id, record_name, body FROM records WHERE instr(body, 'DELETE_SELF') > 0")
         while try statement.step() {
             let key = RecordKey(zone: statement.int64(at: 0), name: statement.text(at: 1) ?? "")
@@ -443,7 +452,7 @@ final class ReplayApplier {
         var findings: [(zone: String, name: String, kind: ReplayAnomaly.Kind, target: String, zoneID: ZoneID?)] = []
         for (zone, records) in live.zones {
             for (name, entry) in records {
-                if let parent = entry.parent, records[parent] == nil {
+                if let parent = entry.row.text(.parentName), records[parent] == nil {
                     findings.append((mutator.zoneID(ofZone: zone)?.zoneName ?? "", name, .danglingParent, parent, mutator.zoneID(ofZone: zone)))
                 }
                 for target in entry.references where records[target] == nil {

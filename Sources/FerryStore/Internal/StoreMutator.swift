@@ -13,13 +13,17 @@ final class StoreMutator {
         case created, modified, unchanged
     }
 
-    /// A stored record as a save or delete finds it: its JSON, or (from the live index) a hash of it.
+    /// A stored record as a save or delete finds it: its row id and JSON, or (held in memory by a
+    /// replay into a new store) its row.
     struct Found {
         var id: Int64
-        var body: [UInt8]?
-        var bodyHash: UInt64?
+        var storedBody: [UInt8]?
+        var liveRow: StoreRow?
         var changeTag: String?
         var modifiedAt: Int64?
+
+        /// The record's JSON.
+        var body: [UInt8] { storedBody ?? liveRow?.body ?? [] }
     }
 
     /// A zone as the mutator caches it.
@@ -50,7 +54,6 @@ final class StoreMutator {
     /// Per zone id: change of the record count, latest sequence number.
     private var zoneChanges: [Int64: (count: Int, seq: Int64)] = [:]
     private let encoder = StoreRowEncoder()
-    private let bodyByID: SQLiteStatement
     /// The live records in memory, for a new store built by a replay (no name index until the end).
     let live: LiveRecordIndex?
 
@@ -61,7 +64,6 @@ final class StoreMutator {
         self.connection = connection
         self.path = path
         self.live = live
-        bodyByID = try connection.prepare("SELECT body FROM records WHERE id = ?1", persistent: true)
         nextSeq = (try connection.integer("SELECT max(seq) FROM journal") ?? 0) + 1
         insertRecord = try connection.prepare("""
             INSERT INTO records (zone_id, record_name, record_type, change_tag, created_at, created_by, modified_at, modified_by,
@@ -160,12 +162,8 @@ final class StoreMutator {
         }
         var removed = 0
         if let live {
-            // No name index yet: the zone's rows are known by id.
-            for entry in (live.zones.removeValue(forKey: id) ?? [:]).values {
-                try deleteRecordByID.bind(entry.id, at: 1)
-                try deleteRecordByID.run()
-                removed += 1
-            }
+            // The zone's records are in memory only.
+            removed = live.zones.removeValue(forKey: id)?.count ?? 0
         } else {
             let remove = try connection.prepare("DELETE FROM records WHERE zone_id = ?1")
             try remove.bind(id, at: 1)
@@ -195,22 +193,22 @@ final class StoreMutator {
     /// which checks when it builds the index).
     func insert(_ row: StoreRow, zone: Int64) throws {
         let seq = nextSeq
+        if let live {
+            try journalRow(.created, row: row, zone: zone, seq: seq)
+            created += 1
+            zoneChanges[zone, default: (0, 0)].count += 1
+            live.zones[zone, default: [:]][row.recordName] = LiveRecordIndex.Entry(row: row, seq: seq, order: live.nextOrder(), references: [])
+            return
+        }
         do {
             try bindAndStep(insertRecord, row: row, first: zone, seq: seq)
         } catch let error as StoreError where error.code == .conflict {
             throw StoreError(.conflict, "the record \"\(row.recordName)\" already exists in the zone \(zoneDescription(zone)); "
                              + "import with --mode upsert or --mode replace to overwrite records", path: path, recordName: row.recordName)
         }
-        let rowID = connection.lastInsertRowID
         try journalRow(.created, row: row, zone: zone, seq: seq)
         created += 1
         zoneChanges[zone, default: (0, 0)].count += 1
-        if let live {
-            let hash = row.bytes.withUnsafeBytes { LiveRecordIndex.hash(row.slice(.body, in: $0)!) }
-            live.zones[zone, default: [:]][row.recordName] = LiveRecordIndex.Entry(
-                id: rowID, bodyHash: hash, changeTag: row.changeTag, modifiedAt: row.modifiedAt,
-                parent: row.text(.parentName), references: [])
-        }
     }
 
     /// Saves a record: creates it, or replaces it (`merging`: its fields merged into the stored
@@ -228,15 +226,24 @@ final class StoreMutator {
         }
         let id = existing.id
         var row = row
-        var oldBody = existing.body
-        if oldBody == nil, let hash = existing.bodyHash {
-            let newHash = row.bytes.withUnsafeBytes { LiveRecordIndex.hash(row.slice(.body, in: $0)!) }
-            // Different hashes, different bytes; the same hash is confirmed with the stored bytes.
-            if newHash == hash { oldBody = try body(ofRecord: id) }
+        if let live, let old = existing.liveRow {
+            let same = row.bytes.withUnsafeBytes { new in
+                old.bytes.withUnsafeBytes { old.slice(.body, in: $0)!.elementsEqual(row.slice(.body, in: new)!) }
+            }
+            if same {
+                unchanged += 1
+                return .unchanged
+            }
+            let seq = nextSeq
+            try journalRow(.modified, row: row, zone: zone, seq: seq)
+            modified += 1
+            live.zones[zone]?[row.recordName]?.row = row
+            live.zones[zone]?[row.recordName]?.seq = seq
+            return .modified
         }
+        let oldBody = existing.body
         if merging {
-            if oldBody == nil { oldBody = try body(ofRecord: id) }
-            let old = try oldBody!.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }
+            let old = try oldBody.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }
             let new = try row.bytes.withUnsafeBytes { raw in
                 try StoreCodec.record(fromBody: row.slice(.body, in: raw)!, path: path)
             }
@@ -245,9 +252,7 @@ final class StoreMutator {
             row = StoreRow(record: merged, encoder: encoder)
             row.zoneID = new.zoneID ?? old.zoneID
         }
-        let same = oldBody.map { old in
-            row.bytes.withUnsafeBytes { raw in old.withUnsafeBytes { $0.elementsEqual(row.slice(.body, in: raw)!) } }
-        } ?? false
+        let same = row.bytes.withUnsafeBytes { raw in oldBody.withUnsafeBytes { $0.elementsEqual(row.slice(.body, in: raw)!) } }
         if same {
             unchanged += 1
             return .unchanged
@@ -257,35 +262,30 @@ final class StoreMutator {
         try journalRow(.modified, row: row, zone: zone, seq: seq)
         modified += 1
         zoneChanges[zone, default: (0, 0)].seq = seq
-        if let live {
-            let hash = row.bytes.withUnsafeBytes { LiveRecordIndex.hash(row.slice(.body, in: $0)!) }
-            live.zones[zone]?[row.recordName] = LiveRecordIndex.Entry(
-                id: id, bodyHash: hash, changeTag: row.changeTag, modifiedAt: row.modifiedAt, parent: row.text(.parentName), references: [])
-        }
         return .modified
     }
 
-    /// A stored record's JSON, by row id.
-    func body(ofRecord id: Int64) throws -> [UInt8] {
-        defer { bodyByID.reset() }
-        try bodyByID.bind(id, at: 1)
-        guard try bodyByID.step() else {
-            throw StoreError(.corrupt, "expected the record row \(id), found none", path: path)
-        }
-        return Array(bodyByID.textBytes(at: 0))
+    /// Writes the records a replay into a new store held in memory, in the order they were first
+    /// created, each with its latest journal number.
+    func writeLiveRecords() throws {
+        guard let live else { return }
+        var entries: [(zone: Int64, entry: LiveRecordIndex.Entry)] = []
+        for (zone, records) in live.zones { for entry in records.values { entries.append((zone, entry)) } }
+        entries.sort { $0.entry.order < $1.entry.order }
+        for (zone, entry) in entries { try bindAndStep(insertRecord, row: entry.row, first: zone, seq: entry.seq) }
     }
 
     /// A stored record, `nil` when the zone does not hold it.
     func find(_ name: String, zone: Int64) throws -> Found? {
         if let live {
             guard let entry = live.zones[zone]?[name] else { return nil }
-            return Found(id: entry.id, body: nil, bodyHash: entry.bodyHash, changeTag: entry.changeTag, modifiedAt: entry.modifiedAt)
+            return Found(id: 0, storedBody: nil, liveRow: entry.row, changeTag: entry.row.changeTag, modifiedAt: entry.row.modifiedAt)
         }
         defer { findRecord.reset() }
         try findRecord.bind(zone, at: 1)
         try findRecord.bind(name, at: 2)
         guard try findRecord.step() else { return nil }
-        return Found(id: findRecord.int64(at: 0), body: Array(findRecord.textBytes(at: 1)), bodyHash: nil,
+        return Found(id: findRecord.int64(at: 0), storedBody: Array(findRecord.textBytes(at: 1)), liveRow: nil,
                      changeTag: findRecord.text(at: 2), modifiedAt: findRecord.optionalInt64(at: 3))
     }
 
@@ -304,11 +304,13 @@ final class StoreMutator {
     @discardableResult
     func delete(_ name: String, zone: Int64, recordType: String?) throws -> [UInt8]? {
         guard let found = try find(name, zone: zone) else { return nil }
-        let id = found.id
-        let body = try found.body ?? (try body(ofRecord: id))
-        try deleteRecordByID.bind(id, at: 1)
-        try deleteRecordByID.run()
-        live?.zones[zone]?[name] = nil
+        let body = found.body
+        if let live {
+            live.zones[zone]?[name] = nil
+        } else {
+            try deleteRecordByID.bind(found.id, at: 1)
+            try deleteRecordByID.run()
+        }
         var type = recordType
         if type == nil {
             type = try? body.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }.recordType
