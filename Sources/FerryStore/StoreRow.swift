@@ -16,6 +16,8 @@ public struct StoreRow: Sendable {
     public var createdAt: Int64?
     /// `modified.timestamp`, milliseconds since 1970.
     public var modifiedAt: Int64?
+    /// The record's name.
+    public let recordName: String
 
     /// The body, then the text columns, as UTF-8.
     var bytes: [UInt8]
@@ -30,6 +32,7 @@ public struct StoreRow: Sendable {
     /// Makes a row from a record; `encoder` (reused across rows) writes the compact JSON.
     public init(record: Record, encoder: StoreRowEncoder) {
         zoneID = record.zoneID
+        recordName = record.recordName
         createdAt = record.created?.timestamp
         modifiedAt = record.modified?.timestamp
         encoder.output.removeAll()
@@ -56,6 +59,7 @@ public struct StoreRow: Sendable {
                 created: RecordStamp?, modified: RecordStamp?, parentName: String?, shareName: String?,
                 body: UnsafeRawBufferPointer) {
         self.zoneID = zoneID
+        self.recordName = recordName
         createdAt = created?.timestamp
         modifiedAt = modified?.timestamp
         var bytes = [UInt8](body)
@@ -80,8 +84,6 @@ public struct StoreRow: Sendable {
         spans[column.rawValue * 2 + 1] = Int32(bytes.count) - spans[column.rawValue * 2]
     }
 
-    /// The record's name.
-    public var recordName: String { text(.recordName) ?? "" }
     /// The record type.
     public var recordType: String? { text(.recordType) }
     /// The change tag.

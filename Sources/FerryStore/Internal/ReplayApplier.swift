@@ -94,6 +94,8 @@ final class ReplayApplier {
     private(set) var restoredStoreID: String?
     private var scopes: [ScopeKey: Scope] = [:]
     private var pendingRestore: ReplayItem?
+    /// The scope of the change applied last, when it was applying.
+    private var lastApplying: ScopeKey?
     /// With cascade: the live records pointing at each record with DELETE_SELF (built on first need).
     private var referrers: [RecordKey: Set<RecordKey>]?
 
@@ -150,6 +152,8 @@ final class ReplayApplier {
     func take(_ item: ReplayItem) throws {
         if restoresJournal { return try restore(item) }
         let key = scopeKey(of: item.change)
+        // The zone of the change before is applying: so is this one (zones never go back to holding).
+        if key == lastApplying { return try applyNow(item) }
         let zone: ZoneID = switch item.change {
         case .save(let row, _, _): row.zoneID ?? .default
         case .delete(let id, _): id.zoneID
@@ -157,7 +161,10 @@ final class ReplayApplier {
         case .checkpoint(let c): c.zoneID ?? .default
         }
         var scope = try loadScope(key, zone: zone)
-        guard scope.isUndecided else { return try applyNow(item) }
+        guard scope.isUndecided else {
+            lastApplying = key
+            return try applyNow(item)
+        }
         guard case .checkpoint(let checkpoint) = item.change else {
             scope.held.append(item)
             scopes[key] = scope
@@ -217,11 +224,16 @@ final class ReplayApplier {
         switch item.change {
         case .save(let row, let references, let targets):
             let zoneID = row.zoneID ?? .default
-            if let entry = try mutator.existingZone(zoneID, database: database), entry.isDeleted {
-                anomaly(.eventForDeletedZone, item, zone: zoneID, record: row.recordName,
-                        "a save of a record in a deleted zone; the zone is taken as re-created")
+            let zone: Int64
+            if let live = mutator.lastLiveZone(zoneID, database: database) {
+                zone = live
+            } else {
+                if let entry = try mutator.existingZone(zoneID, database: database), entry.isDeleted {
+                    anomaly(.eventForDeletedZone, item, zone: zoneID, record: row.recordName,
+                            "a save of a record in a deleted zone; the zone is taken as re-created")
+                }
+                zone = try mutator.zone(for: zoneID, database: database)
             }
-            let zone = try mutator.zone(for: zoneID, database: database)
             let existing = try mutator.find(row.recordName, zone: zone)
             if let existing {
                 if let old = existing.changeTag, let new = row.changeTag, old == new {

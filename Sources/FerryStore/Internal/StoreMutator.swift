@@ -50,6 +50,8 @@ final class StoreMutator {
     private let deleteRecordByID: SQLiteStatement
     private let insertJournal: SQLiteStatement
     private var zones: [ZoneKey: ZoneEntry] = [:]
+    /// The live zone asked for last (forgotten when a zone is deleted).
+    private var lastZone: (key: ZoneKey, id: Int64)?
     private var zonesByID: [Int64: ZoneKey] = [:]
     /// Per zone id: change of the record count, latest sequence number.
     private var zoneChanges: [Int64: (count: Int, seq: Int64)] = [:]
@@ -89,9 +91,24 @@ final class StoreMutator {
     /// zone is made live again.
     func zone(for zoneID: ZoneID?, database: Int64) throws -> Int64 {
         let zone = zoneID ?? .default
+        // Histories and imports touch one zone for many records in a row.
+        if let last = lastZone, last.key.database == database, last.key.name == zone.zoneName,
+           last.key.owner == StoreCodec.ownerColumn(zone) {
+            return last.id
+        }
         let key = ZoneKey(database: database, name: zone.zoneName, owner: StoreCodec.ownerColumn(zone))
-        if let entry = zones[key], !entry.isDeleted { return entry.id }
-        return try loadZone(key, zone: zone, creating: true)!.id
+        let id: Int64
+        if let entry = zones[key], !entry.isDeleted { id = entry.id } else { id = try loadZone(key, zone: zone, creating: true)!.id }
+        lastZone = (key, id)
+        return id
+    }
+
+    /// The row id of the live zone asked for last, when `zoneID` names it (no lookup).
+    func lastLiveZone(_ zoneID: ZoneID?, database: Int64) -> Int64? {
+        let zone = zoneID ?? .default
+        guard let last = lastZone, last.key.database == database, last.key.name == zone.zoneName,
+              last.key.owner == StoreCodec.ownerColumn(zone) else { return nil }
+        return last.id
     }
 
     /// The cached zone entry of a zone, loaded from the table; `nil` when the store does not hold
@@ -154,6 +171,7 @@ final class StoreMutator {
     @discardableResult
     func deleteZone(_ zoneID: ZoneID, database: Int64, purge: Bool, collectingNames: Bool = false) throws -> [String] {
         let id = try zone(for: zoneID, database: database)
+        lastZone = nil
         var names: [String] = []
         if collectingNames {
             let list = try connection.prepare("SELECT record_name FROM records WHERE zone_id = ?1")
@@ -362,6 +380,7 @@ final class StoreMutator {
 
     /// Forgets cached zones and counts (after the tables were emptied, to restore a journal).
     func forgetCaches() {
+        lastZone = nil
         zones.removeAll()
         zonesByID.removeAll()
         zoneChanges.removeAll()
