@@ -51,7 +51,8 @@ extension RecordStore {
                 try note.bind(index.kind, at: 4)
                 try note.run()
             }
-            try connection.execute("PRAGMA analysis_limit = 2000; ANALYZE")
+            // Full statistics (a sampled ANALYZE misjudges how many records share a type).
+            try connection.execute("ANALYZE")
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")

@@ -82,6 +82,7 @@ public final class RecordStore {
         self.connection = connection
         connection.setBusyTimeout(milliseconds: Int(configuration.busyTimeout * 1000))
         do {
+            try connection.registerFunctions()
             try connection.execute("PRAGMA cache_size = -\(configuration.cacheMiB * 1024)")
             // Debian builds SQLite with SECURE_DELETE: zeroing freed pages doubles the writes of a
             // replace or delete, for no benefit to a store.

@@ -18,8 +18,8 @@ import FerryRecords
 /// - Dates are compared in milliseconds, widened by one millisecond each way (never exact).
 /// - `CONTAINS`, `IN` a field, `ANY … ==` become a byte search of the whole record JSON, which
 ///   holds every string value unescaped when the constant has no `"`, `\` or control characters;
-///   `[c]` uses LIKE (ASCII case-insensitive) or a record with a character that case-folds into
-///   ASCII letters; `[d]` adds any record with a non-ASCII character.
+///   `[c]` searches ASCII-case-insensitively and keeps records with a character that case-folds
+///   into ASCII letters; `[d]` keeps any record with a non-ASCII character (`ferry_may_contain`).
 /// - `!=`, string ordering, LIKE, MATCHES, ENDSWITH, `[c]`/`[d]` equality, key paths with dots,
 ///   functions and subqueries stay in Swift. A NOT is pushed only over an exact condition.
 struct PredicatePushdown {
@@ -225,13 +225,11 @@ struct PredicatePushdown {
             if options.isEmpty {
                 return Clause(sql: "instr(r.body, ?) > 0", parameters: [.text(text)], isExact: false)
             }
-            if options == [.caseInsensitive] {
-                return Clause(sql: "(r.body LIKE ? ESCAPE '\\' OR r.body GLOB ?)",
-                              parameters: [.text(likePattern(text)), .text(foldingIntoASCIIGlob)], isExact: false)
-            }
-            // [d] (with or without [c]): any non-ASCII character may fold into ASCII.
-            return Clause(sql: "(r.body LIKE ? ESCAPE '\\' OR length(CAST(r.body AS BLOB)) <> length(r.body))",
-                          parameters: [.text(likePattern(text))], isExact: false)
+            // [c], [d], [cd]: Ferry's byte search (FoldingSearch): the needle ASCII-case-insensitively,
+            // or a character that case-folds into ASCII ([c]) or any non-ASCII character ([d]).
+            let lowered = String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            return Clause(sql: "ferry_may_contain(r.body, ?, ?)",
+                          parameters: [.text(lowered), .text(options.contains(.diacriticInsensitive) ? "cd" : "c")], isExact: false)
         default:
             return nil
         }
@@ -414,19 +412,4 @@ struct PredicatePushdown {
     static func isUnescaped(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
     }
-
-    /// `%text%` for LIKE, with `%`, `_` and `\` escaped by `\`.
-    static func likePattern(_ text: String) -> String {
-        var pattern = "%"
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
-            pattern.append(character)
-        }
-        return pattern + "%"
-    }
-
-    /// A GLOB matching text that holds a character whose case folding gives ASCII letters (ß, İ,
-    /// ı, ŉ, ſ, ǰ, ẖ–ẚ, the Kelvin sign, ﬀ–ﬆ: FerryPredicate's list, checked there against every
-    /// scalar). LIKE cannot see those match an ASCII needle.
-    static let foldingIntoASCIIGlob = "*[\u{DF}\u{130}\u{131}\u{149}\u{17F}\u{1F0}\u{1E96}-\u{1E9A}\u{212A}\u{FB00}-\u{FB06}]*"
 }

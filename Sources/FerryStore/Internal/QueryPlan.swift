@@ -57,8 +57,20 @@ struct QueryPlan {
             parameters += values
         }
         var sql = "SELECT r.id, r.body" + sortExpressions.map { ", " + $0 }.joined() + " FROM records r"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        let order = zip(sortExpressions, query.sortKeys).map { "\($0) \($1.ascending ? "ASC" : "DESC")" } + ["r.id ASC"]
+        if !conditions.isEmpty {
+            if sortExpressions.isEmpty && query.limit == nil && query.cursor == nil {
+                // All matches in stored order: the ids are found first, by whatever index serves the
+                // conditions best, then the rows read in id order (no sort of the rows, and no scan of
+                // the table for the order's sake).
+                sql += " WHERE r.id IN (SELECT r.id FROM records r WHERE " + conditions.joined(separator: " AND ") + ")"
+            } else {
+                sql += " WHERE " + conditions.joined(separator: " AND ")
+            }
+        }
+        // Ties go in stored order, or its reverse after a descending last key, so that an index on
+        // the key (which holds each value's rows in id order) gives the whole order, either way.
+        let order = zip(sortExpressions, query.sortKeys).map { "\($0) \($1.ascending ? "ASC" : "DESC")" }
+            + ["r.id " + (Self.tiesAscending(query.sortKeys) ? "ASC" : "DESC")]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if filter == nil, let limit = query.limit {
             sqlLimit = limit + 1
@@ -66,6 +78,9 @@ struct QueryPlan {
         }
         self.sql = sql
     }
+
+    /// Whether ties after the sort keys go in ascending row id order (not after a descending last key).
+    static func tiesAscending(_ keys: [StoreSortKey]) -> Bool { keys.last?.ascending ?? true }
 
     static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
 
@@ -93,8 +108,8 @@ struct QueryPlan {
     }
 
     /// The condition "strictly after the cursor's position" in the query's order: ties on every
-    /// sort key are broken by row id. NULL sorts first ascending and last descending, as SQLite
-    /// orders them.
+    /// sort key are broken by row id (``tiesAscending(_:)``). NULL sorts first ascending and last
+    /// descending, as SQLite orders them.
     static func after(_ cursor: QueryCursor, _ expressions: [String], _ keys: [StoreSortKey]) -> (String, [SQLValue]) {
         var alternatives: [String] = []
         var parameters: [SQLValue] = []
@@ -115,7 +130,7 @@ struct QueryPlan {
             equalPrefix.append("\(expression) IS ?")
             prefixParameters.append(value)
         }
-        alternatives.append((equalPrefix + ["r.id > ?"]).joined(separator: " AND "))
+        alternatives.append((equalPrefix + [tiesAscending(keys) ? "r.id > ?" : "r.id < ?"]).joined(separator: " AND "))
         parameters += prefixParameters + [.integer(cursor.rowID)]
         var condition = "(" + alternatives.map { "(" + $0 + ")" }.joined(separator: " OR ") + ")"
         // A bound SQLite can seek to in an index on the first key (ascending, not NULL).

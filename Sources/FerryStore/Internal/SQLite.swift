@@ -150,6 +150,29 @@ final class SQLiteConnection {
         return statement.text(at: 0)
     }
 
+    /// Registers Ferry's SQL function `ferry_may_contain(text, needle, options)` on this
+    /// connection (`sqlite3_create_function_v2`; deterministic, innocuous): see ``FoldingSearch``.
+    func registerFunctions() throws(StoreError) {
+        let rc = sqlite3_create_function_v2(handle, "ferry_may_contain", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                            nil, { context, count, arguments in
+            guard count == 3, let arguments, let textValue = arguments[0], let needleValue = arguments[1] else {
+                sqlite3_result_int(context, 1)
+                return
+            }
+            guard let text = sqlite3_value_text(textValue), let needle = sqlite3_value_text(needleValue) else {
+                sqlite3_result_int(context, 0) // NULL text: CONTAINS is false
+                return
+            }
+            let options = arguments[2].flatMap { sqlite3_value_text($0) }.map { String(cString: $0) } ?? "c"
+            let found = FoldingSearch.mayContain(
+                UnsafeRawBufferPointer(start: text, count: Int(sqlite3_value_bytes(textValue))),
+                needle: UnsafeRawBufferPointer(start: needle, count: Int(sqlite3_value_bytes(needleValue))),
+                diacritics: options.contains("d"))
+            sqlite3_result_int(context, found ? 1 : 0)
+        }, nil, nil, nil)
+        if rc != SQLITE_OK { throw error(rc, "cannot register ferry_may_contain") }
+    }
+
     /// The library's version (`sqlite3_libversion`).
     static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }
