@@ -92,8 +92,9 @@ public final class StoreReplayer {
 
     private let staged: StagedStore?
     private var store: RecordStore?
-    private var pipeline: WritePipeline<ReplayApplier, ReplayItem>?
-    private var batch: [ReplayItem] = []
+    private var pipeline: WritePipeline<ReplayApplier, ReplayBatch>?
+    /// Events given one by one, not handed over yet.
+    private var batch: [ReplayChange] = []
     private let encoder = StoreRowEncoder()
     private let startSequence: Int64
     private var isDone = false
@@ -140,7 +141,11 @@ public final class StoreReplayer {
         let applier = ReplayApplier(mutator: mutator, database: database, cascade: configuration.cascade,
                                     commitsEachCheckpoint: configuration.transaction == .checkpoint && staged == nil,
                                     restoresJournal: restoringJournal, maximumListedAnomalies: configuration.maximumListedAnomalies)
-        pipeline = WritePipeline(context: applier) { applier, item in try applier.take(item) }
+        pipeline = WritePipeline(context: applier) { applier, batch in
+            for (offset, change) in batch.changes.enumerated() {
+                try applier.take(ReplayItem(change: change, index: batch.firstIndex + offset))
+            }
+        }
     }
 
     deinit {
@@ -201,7 +206,12 @@ public final class StoreReplayer {
         while let result = results.take() {
             let (changes, bytes) = try result.get()
             bytesRead += bytes
-            for change in changes { try submit(change) }
+            try handOver()
+            guard let pipeline else { return }
+            try pipeline.submit([ReplayBatch(changes: changes, firstIndex: eventCount + 1)])
+            let before = eventCount
+            eventCount += changes.count
+            if before >> 16 != eventCount >> 16 { onProgress?(self) }
         }
     }
 
@@ -211,17 +221,21 @@ public final class StoreReplayer {
                                 collectsReferences: isNewStore && configuration.checksReferences))
     }
 
-    /// Hands a change to the applying thread, numbered.
+    /// Takes a change given alone; hands them to the applying thread 256 at a time.
     private func submit(_ change: ReplayChange) throws {
-        guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
+        guard !isDone, pipeline != nil else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
         eventCount += 1
-        batch.append(ReplayItem(change: change, index: eventCount))
-        if batch.count >= 256 {
-            let full = batch
-            batch.removeAll(keepingCapacity: true)
-            try pipeline.submit(full)
-        }
+        batch.append(change)
+        if batch.count >= 256 { try handOver() }
         if eventCount & 0xFFFF == 0 { onProgress?(self) }
+    }
+
+    /// Hands the changes given alone to the applying thread.
+    private func handOver() throws {
+        guard !batch.isEmpty, let pipeline else { return }
+        let changes = batch
+        batch.removeAll(keepingCapacity: true)
+        try pipeline.submit([ReplayBatch(changes: changes, firstIndex: eventCount - changes.count + 1)])
     }
 
     /// Applies what is held back, checks references, commits (a new store: syncs it and gives it
@@ -229,17 +243,22 @@ public final class StoreReplayer {
     public func finish() throws {
         guard !isDone, let pipeline, let store else { return }
         do {
-            if !batch.isEmpty {
-                let rest = batch
-                batch.removeAll()
-                try pipeline.submit(rest)
-            }
+            try handOver()
             let checks = configuration.checksReferences
             let start = startSequence
             let result = try pipeline.sync { applier -> (AnomalyReport, Int, Int, Statistics, Int64, String?) in
                 try applier.finishHistory()
-                if checks { try applier.checkReferences(since: start) }
-                try applier.mutator.writeLiveRecords()
+                if let live = applier.mutator.live {
+                    // The references are checked in memory on another thread while the records are written.
+                    let check = ReferenceCheck(applier: applier, live: live)
+                    let group = DispatchGroup()
+                    if checks { DispatchQueue.global().async(group: group) { check.run() } }
+                    try applier.mutator.writeLiveRecords()
+                    group.wait()
+                    applier.addFindings(check.findings)
+                } else if checks {
+                    try applier.checkReferences(since: start)
+                }
                 try applier.mutator.flush()
                 if applier.mutator.live != nil { try applier.connection.execute(StoreSchema.recordIndexes[0]) }
                 let m = applier.mutator
@@ -285,3 +304,19 @@ public final class StoreReplayer {
     }
 }
 
+
+/// The in-memory reference check of a new store, run on another thread while the records are
+/// written: it only reads the live records and the zone cache, which the writing does not change;
+/// its findings are read after the group it ran in was waited for.
+private final class ReferenceCheck: @unchecked Sendable {
+    private let applier: ReplayApplier
+    private let live: LiveRecordIndex
+    private(set) var findings: [ReplayApplier.DanglingFinding] = []
+
+    init(applier: ReplayApplier, live: LiveRecordIndex) {
+        self.applier = applier
+        self.live = live
+    }
+
+    func run() { findings = applier.danglingFindings(live) }
+}

@@ -32,6 +32,13 @@ extension ReplayChange {
     }
 }
 
+/// Changes handed to the applying thread at once: those of one history file, or the events
+/// given one by one since the last hand-over; the first one's 1-based position in the history.
+struct ReplayBatch: Sendable {
+    var changes: [ReplayChange]
+    var firstIndex: Int
+}
+
 /// A change and its 1-based position in the history.
 struct ReplayItem: Sendable {
     var change: ReplayChange
@@ -459,22 +466,45 @@ final class ReplayApplier {
         }
     }
 
+    /// A parent or reference that names no live record.
+    struct DanglingFinding: Sendable {
+        var zoneName: String
+        var zoneID: ZoneID?
+        var recordName: String
+        var kind: ReplayAnomaly.Kind
+        var target: String
+    }
+
     /// The same check on a new store's live records in memory.
     private func checkReferences(_ live: LiveRecordIndex) throws {
-        var findings: [(zone: String, name: String, kind: ReplayAnomaly.Kind, target: String, zoneID: ZoneID?)] = []
+        addFindings(danglingFindings(live))
+    }
+
+    /// The dangling parents and references among a new store's live records in memory, sorted.
+    /// Only reads (the records can be written meanwhile on another thread).
+    func danglingFindings(_ live: LiveRecordIndex) -> [DanglingFinding] {
+        var findings: [DanglingFinding] = []
         for (zone, records) in live.zones {
+            let zoneID = mutator.zoneID(ofZone: zone)
             for (name, entry) in records {
                 if let parent = entry.row.text(.parentName), records[parent] == nil {
-                    findings.append((mutator.zoneID(ofZone: zone)?.zoneName ?? "", name, .danglingParent, parent, mutator.zoneID(ofZone: zone)))
+                    findings.append(DanglingFinding(zoneName: zoneID?.zoneName ?? "", zoneID: zoneID, recordName: name,
+                                                    kind: .danglingParent, target: parent))
                 }
                 for target in entry.references where records[target] == nil {
-                    findings.append((mutator.zoneID(ofZone: zone)?.zoneName ?? "", name, .danglingReference, target, mutator.zoneID(ofZone: zone)))
+                    findings.append(DanglingFinding(zoneName: zoneID?.zoneName ?? "", zoneID: zoneID, recordName: name,
+                                                    kind: .danglingReference, target: target))
                 }
             }
         }
-        findings.sort { ($0.zone, $0.name, $0.target) < ($1.zone, $1.name, $1.target) }
+        findings.sort { ($0.zoneName, $0.recordName, $0.target) < ($1.zoneName, $1.recordName, $1.target) }
+        return findings
+    }
+
+    /// Reports findings of ``danglingFindings(_:)``.
+    func addFindings(_ findings: [DanglingFinding]) {
         for finding in findings {
-            anomalies.add(.init(kind: finding.kind, zoneID: finding.zoneID, recordName: finding.name,
+            anomalies.add(.init(kind: finding.kind, zoneID: finding.zoneID, recordName: finding.recordName,
                                 detail: finding.kind == .danglingParent ? "the parent \"\(finding.target)\" is not in the store"
                                     : "the reference to \"\(finding.target)\" names no record in the store"))
         }
