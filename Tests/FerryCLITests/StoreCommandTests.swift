@@ -101,6 +101,32 @@ struct StoreCommandTests {
         #expect(explanation.contains("sentAt >"))
     }
 
+    @Test("Reader processes query a store while another process imports into it, without errors")
+    func readersDuringImport() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite", input = directory + "/many.ndjson"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", store, "--quiet"]) == 0)
+        var generator = RecordGenerator(seed: 8)
+        try Data(generator.ndjson(count: 40_000)).write(to: URL(fileURLWithPath: input))
+        let importer = Process()
+        importer.executableURL = URL(fileURLWithPath: try ferryBinary())
+        importer.arguments = ["convert", input, store, "--quiet"]
+        try importer.run()
+        var queries = 0, during = 0
+        repeat {
+            let running = importer.isRunning
+            let (code, output, error) = try runBinary(["query", store, "--type", "Message", "--limit", "3"])
+            #expect(code == 0, "\(error)")
+            #expect(output.split(separator: "\n").count == 3)
+            queries += 1
+            if running { during += 1 }
+        } while importer.isRunning || queries < 3
+        importer.waitUntilExit()
+        #expect(importer.terminationStatus == 0)
+        #expect(during > 0, "no query ran while the import did")
+        #expect(try RecordStore(path: store).recordCount() == 40_005)
+    }
+
     @Test("fetch prints the records asked for and reports the missing ones")
     func fetch() throws {
         let directory = scratchDirectory()

@@ -100,7 +100,7 @@ private let threeClause = #"recordType == "Message" AND count > 50 AND text CONT
     let ours = Runner.run(["/bin/sh", "-c", "\(Bench.ferry) query '\(store)' --where '\(threeClause)' --quiet | wc -l > '\(Bench.data)/q.count'"])
     let counted = Runner.run(["/bin/sh", "-c", "test \"$(cat '\(Bench.data)/q.count')\" = \"$(sqlite3 '\(peer)' \"SELECT count(*) FROM (\(sql))\")\""])
     note(ours.status == 0 && counted.status == 0, "ferry query and sqlite3 return the same number of records")
-    _ = Runner.run(["/bin/sh", "-c", "\(Bench.ferry) query '\(store)' --where '\(threeClause)' --explain"])
+    _ = Runner.run(["/bin/sh", "-c", "\(Bench.ferry) query '\(store)' --where '\(threeClause)' --explain >&2"])
 }
 
 @MainActor func storePagesTask() {
@@ -117,9 +117,10 @@ private let threeClause = #"recordType == "Message" AND count > 50 AND text CONT
         }
         cursor = String(marker)
     }
-    Bench.measure("store-pages", "first page", bytes: 0, units: 100, query + ["--response"], removing: [])
-    Bench.measure("store-pages", "100th page", bytes: 0, units: 100, query + ["--response", "--cursor", cursor], removing: [])
-    Bench.measure("store-pages", "process start (ferry --version)", bytes: 0, [Bench.ferry, "--version"])
+    let line = query.map { "'\($0)'" }.joined(separator: " ")
+    Bench.measure("store-pages", "first page", bytes: 0, units: 100, [line + " --response > /dev/null"], shell: true)
+    Bench.measure("store-pages", "100th page", bytes: 0, units: 100, [line + " --response --cursor '\(cursor)' > /dev/null"], shell: true)
+    Bench.measure("store-pages", "process start (ferry --version)", bytes: 0, ["'\(Bench.ferry)' --version > /dev/null"], shell: true)
     for tool in ["first page", "100th page", "process start (ferry --version)"] {
         if let m = Bench.results.first(where: { $0.task == "store-pages" && $0.tool == tool }) {
             Bench.ratios.append("store-pages: \(tool) median \(format(m.medianSeconds * 1000, 1)) ms over \(m.samples.count) runs "
