@@ -4,7 +4,7 @@
 //
 // Modules point one way, toward the record model:
 //
-//   ferry (executable) → FerryCLI → FerryArchive, FerryChangeLog, FerryXML
+//   ferry (executable) → FerryCLI → FerryStore, FerryArchive, FerryChangeLog, FerryXML
 //                                 → FerryNDJSON → FerryPipeline → FerryPredicate, FerryIO, FerryCompression
 //                                                               → FerryRecords → FerryInternals
 //
@@ -14,6 +14,7 @@
 // holds what several modules need, once: UTF-8 checks, ISO 8601 date math, hex, byte search.
 // System calls live in FerryIO's Syscall; zone identity (ZoneKey) in FerryRecords.
 // FerryTestSupport (Tests/, no product) serves the tests.
+// FerryStore is the SQLite record store (the system libsqlite3 through CSQLite).
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
 import PackageDescription
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "FerryXML", targets: ["FerryXML"]),
         .library(name: "FerryArchive", targets: ["FerryArchive"]),
         .library(name: "FerryChangeLog", targets: ["FerryChangeLog"]),
+        .library(name: "FerryStore", targets: ["FerryStore"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
@@ -47,6 +49,11 @@ let package = Package(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
 
         // What Swift cannot reach directly (the CPU affinity mask, prefetch hints, carry-less
@@ -76,12 +83,17 @@ let package = Package(
         .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryInternals", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
         .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "CFerrySystem"]),
+        // The record store: an embedded SQLite file of zones, records, tokens and a change journal.
+        .target(
+            name: "FerryStore",
+            dependencies: ["FerryRecords", "FerryPipeline", "FerryPredicate", "FerryChangeLog", "FerryIO", "CSQLite"]
+        ),
         // The `ferry` commands.
         .target(
             name: "FerryCLI",
             dependencies: [
                 "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryCompression", "FerryPredicate",
-                "FerryXML", "FerryArchive", "FerryChangeLog", "FerryInternals",
+                "FerryXML", "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -109,8 +121,12 @@ let package = Package(
         .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryInternals", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
         .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
         .testTarget(
+            name: "FerryStoreTests",
+            dependencies: ["FerryStore", "FerryChangeLog", "FerryPredicate", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
+        ),
+        .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
+            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

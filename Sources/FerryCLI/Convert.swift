@@ -6,6 +6,7 @@ import FerryNDJSON
 import FerryPipeline
 import FerryPredicate
 import FerryRecords
+import FerryStore
 
 /// `ferry convert INPUT... OUTPUT`: read records, filter, project, sort, write.
 struct Convert: ParsableCommand {
@@ -30,16 +31,19 @@ struct Convert: ParsableCommand {
           ferry convert export.ndjson backup.tar.gz --database shared --assets downloaded-assets/
           ferry convert backup.tar.gz - | jq -c 'select(.recordType == "Message")'
           cat export.ndjson | ferry convert - - --zone Chats --keys text,sentAt --sort sentAt:desc --limit 20
+          ferry convert export.ndjson store.sqlite --mode upsert          # import into a store
+          ferry convert store.sqlite messages.ndjson.gz --type Message --where 'count > 50'
+          ferry convert store.sqlite changes.ndjson --changes-since fs1.3f9a0c4e5d6b7a81.1042
         """
     )
 
     @Argument(help: ArgumentHelp("Inputs, then the output (- is stdin/stdout).", valueName: "INPUT... OUTPUT"))
     var paths: [String] = []
 
-    @Option(help: "Input format, when the content should not decide (ndjson, xml, archive).")
+    @Option(help: "Input format, when the content should not decide (ndjson, xml, archive, store).")
     var from: RecordFormat?
 
-    @Option(help: "Output format when the extension doesn't say (ndjson, xml, archive).")
+    @Option(help: "Output format when the extension doesn't say (ndjson, xml, archive, store).")
     var to: RecordFormat?
 
     @Option(name: .customLong("type"), help: "Keep only records of this type (repeatable).")
@@ -67,6 +71,12 @@ struct Convert: ParsableCommand {
 
     @Option(help: ArgumentHelp("With an archive output: add every file of this folder as an asset, named by its fileChecksum (an extracted archive's assets/ works as is).", valueName: "DIR"))
     var assets: String?
+
+    @Option(help: ArgumentHelp("With a store output: insert (records must be new), upsert (update fields) or replace (whole records).", valueName: "MODE"))
+    var mode: StoreWriter.Mode?
+
+    @Option(name: .customLong("changes-since"), help: ArgumentHelp("With a store input: write its journal after this store token (0 for all) as a Ferry change log.", valueName: "TOKEN"))
+    var changesSince: String?
 
     @Flag(help: "Compress the output with gzip (implied by an OUTPUT ending in .gz).")
     var gzip = false
@@ -125,10 +135,19 @@ struct Convert: ParsableCommand {
             throw ValidationError("--max-line-bytes expects a positive number")
         }
         try checkInputsExist(Array(paths.dropLast()))
+        if changesSince != nil {
+            guard paths.count == 2, StoreFile.isStore(paths[0]) else {
+                throw ValidationError("--changes-since needs one INPUT that is a store")
+            }
+        }
     }
 
     func run() throws {
         let outputPath = paths[paths.count - 1]
+        if let changesSince {
+            try exportChanges(from: paths[0], since: changesSince, to: outputPath, gzip: gzip, quiet: quiet)
+            return
+        }
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         var rejectsFile: OutputFile?
@@ -137,7 +156,7 @@ struct Convert: ParsableCommand {
         do {
             if let rejects { rejectsFile = try OutputFile(path: rejects) }
             let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
-                format: to, gzip: gzip, level: level, threads: threads, database: database))
+                format: to, gzip: gzip, level: level, threads: threads, database: database, storeMode: mode ?? .insert))
             output = out
             if let assets {
                 guard let archive = out.archive else {
@@ -150,8 +169,9 @@ struct Convert: ParsableCommand {
                 pipeline.onProgress = { progress.update(records: $0.recordsIn, bytes: $0.bytesIn, clock: clock) }
             }
             let sources = RecordSources(paths: try expandInputs(Array(paths.dropLast())),
-                                        options: RecordInputOptions(format: from, policy: pipeline.policy, maximumLineBytes: maxLineBytes))
-            sources.archiveOutput = out.archive
+                                        options: RecordInputOptions(format: from, policy: pipeline.policy, maximumLineBytes: maxLineBytes),
+                                        transform: pipeline.transform)
+            sources.output = out
             while pipeline.wantsMore, let source = try sources.next() {
                 try pipeline.read(source)
             }

@@ -27,10 +27,11 @@ public struct Ferry: ParsableCommand {
           ferry predicate check 'text BEGINSWITH "a" OR count > 5' --cloudkit
           ferry replay history.ndjson --out state.ndjson
           ferry inspect Samples/chat.ndjson --json
+          ferry convert export.ndjson chat.sqlite && ferry query chat.sqlite --type Message --limit 10
         """,
         version: FerryVersion.current,
         subcommands: [Convert.self, Inspect.self, Verify.self, Extract.self, Validate.self, PredicateCommand.self,
-                      Replay.self, Diff.self]
+                      Replay.self, Diff.self, Query.self, Fetch.self, Index.self]
     )
 
     public init() {}

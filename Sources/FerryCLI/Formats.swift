@@ -5,6 +5,7 @@ import FerryIO
 import FerryNDJSON
 import FerryPipeline
 import FerryRecords
+import FerryStore
 import FerryXML
 
 /// The record formats Ferry reads and writes.
@@ -15,11 +16,15 @@ enum RecordFormat: String, CaseIterable, ExpressibleByArgument {
     case xml
     /// A self-describing archive of a record store: tar + gzip + manifest (`Docs/ArchiveLayout.md`).
     case archive
+    /// A record store: one SQLite file (`Docs/StoreFormat.md`).
+    case store
 
     /// The format a path's name implies: `.ndjson`, `.jsonl`, `.json` (NDJSON), `.xml` (XML) — each
-    /// optionally followed by `.gz` — and `.tar.gz`, `.tgz`, `.tar` (archive).
+    /// optionally followed by `.gz` — `.tar.gz`, `.tgz`, `.tar` (archive), and `.sqlite`,
+    /// `.sqlite3`, `.store` (store).
     static func from(path: String) -> RecordFormat? {
         var lower = path.lowercased()
+        if lower.hasSuffix(".sqlite") || lower.hasSuffix(".sqlite3") || lower.hasSuffix(".store") { return .store }
         if lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz") || lower.hasSuffix(".tar") { return .archive }
         if lower.hasSuffix(".gz") { lower.removeLast(3) }
         if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") || lower.hasSuffix(".json") { return .ndjson }
@@ -53,6 +58,7 @@ struct RecordInputOptions {
 /// name; otherwise `--from`, or else the first non-blank byte, decides: `<` is XML, anything
 /// else NDJSON.
 func openRecordReader(_ path: String, options: RecordInputOptions) throws -> any RecordReader {
+    if let store = try openStoreReader(path, declared: options.format) { return store }
     let input = try ArchiveDetection.openInput(try InputFile(path: path))
     return try openRecordReader(input.source, name: path, options: options, isArchive: input.isArchive)
 }
@@ -71,19 +77,29 @@ func openRecordReader(_ source: any ByteSource, name path: String, options: Reco
     case .ndjson:
         return NDJSONReader(source: input.source, policy: options.policy,
                             configuration: .init(maximumLineBytes: options.maximumLineBytes))
+    case .store:
+        throw CommandFailure(message: "\(path): a store is read from its file, not from a stream (standard input or a compressed file)")
     }
 }
 
-/// An input opened and recognized: its decompressed bytes (none consumed) and its format.
+/// An input opened and recognized: its decompressed bytes (none consumed) and its format, or the
+/// store it is.
 struct OpenedInput {
     let path: String
-    let source: any ByteSource
+    /// The bytes, for every format but a store.
+    let source: (any ByteSource)?
     let format: RecordFormat
+    /// The store, when the input is one.
+    var store: StoreRecordReader? = nil
 }
 
-/// Opens `path` (`-` is standard input), decompressing gzip, and recognizes its format: an
-/// archive by its first tar header, else `declared` (`--from`), else the first non-blank byte.
+/// Opens `path` (`-` is standard input), decompressing gzip, and recognizes its format: a store
+/// by its SQLite header and Ferry's marker, an archive by its first tar header, else `declared`
+/// (`--from`), else the first non-blank byte.
 func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
+    if let store = try openStoreReader(path, declared: declared) {
+        return OpenedInput(path: path, source: nil, format: .store, store: store)
+    }
     let input = try ArchiveDetection.openInput(try InputFile(path: path))
     return OpenedInput(path: path, source: input.source,
                        format: try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared))
@@ -91,22 +107,27 @@ func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
 
 /// The record sources of a list of inputs, in order, for a ``RecordPipeline``: consecutive
 /// NDJSON and response inputs (files, a folder's files, gzip or not) form one
-/// ``JSONRecordSource``, decoded on every core across file boundaries; each XML file and each
-/// archive is a source of its own. Inputs are opened one at a time, as they are reached.
+/// ``JSONRecordSource``, decoded on every core across file boundaries; each XML file, each
+/// archive and each store is a source of its own. Inputs are opened one at a time, as they are
+/// reached.
 ///
 /// This, with ``openRecordOutput(_:options:)``, is where formats are registered: a new format
 /// adds a case to each.
 final class RecordSources {
     private var paths: ArraySlice<String>
     private let options: RecordInputOptions
+    /// The pipeline's transform: a store input runs its types, zones and predicate as SQL.
+    private let transform: RecordTransform
     /// An input opened to see its format, not yet handed out.
     private var pending: OpenedInput?
-    /// With an archive output: archives read are carried over into it (tokens, assets, change logs).
-    var archiveOutput: ArchiveRecordWriter?
+    /// The output, when it keeps more than records: archives and stores read are carried over
+    /// into an archive (tokens, assets, change logs, a store's journal), archives into a store.
+    var output: RecordOutput?
 
-    init(paths: [String], options: RecordInputOptions) {
+    init(paths: [String], options: RecordInputOptions, transform: RecordTransform = RecordTransform()) {
         self.paths = paths[...]
         self.options = options
+        self.transform = transform
     }
 
     private func openNext() throws -> OpenedInput? {
@@ -138,13 +159,42 @@ final class RecordSources {
                 return input.source
             }, configuration: configuration)
         case .xml:
-            return ReaderSource(XMLRecordReader(source: first.source, policy: options.policy))
+            return ReaderSource(XMLRecordReader(source: first.source!, policy: options.policy))
         case .archive:
             let configuration = ArchiveReader.Configuration(
                 records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
-            let reader = ArchiveRecordReader(try ArchiveReader(source: first.source, configuration: configuration, policy: options.policy))
-            return ArchiveRecordSource(reader, carryingOverInto: archiveOutput)
+            let reader = ArchiveRecordReader(try ArchiveReader(source: first.source!, configuration: configuration, policy: options.policy))
+            let source = ArchiveRecordSource(reader, carryingOverInto: output?.archive)
+            guard let store = output?.store else { return source }
+            return CarryingSource(source, before: { StoreCarryOver.begin(from: reader, into: store) },
+                                  after: { try StoreCarryOver.finish(from: reader, into: store) })
+        case .store:
+            let reader = first.store!
+            let source = try StoreRecordSource(reader, transform: transform)
+            guard let archive = output?.archive else { return source }
+            return CarryingSource(source, before: {}, after: { try StoreCarryOver.finish(from: reader, into: archive) })
         }
+    }
+}
+
+/// A source with what is carried over between formats, besides records, before and after it.
+final class CarryingSource: RecordSource {
+    private let source: any RecordSource
+    private let before: () throws -> Void
+    private let after: () throws -> Void
+
+    init(_ source: any RecordSource, before: @escaping () throws -> Void, after: @escaping () throws -> Void) {
+        self.source = source
+        self.before = before
+        self.after = after
+    }
+
+    var name: String { source.name }
+
+    func run(into pipeline: RecordPipeline) throws {
+        try before()
+        try source.run(into: pipeline)
+        try after()
     }
 }
 
@@ -175,6 +225,8 @@ struct RecordOutputOptions {
     var threads: Int?
     /// The database archive records go to.
     var database = "private"
+    /// What a store output does with records it holds (`--mode`).
+    var storeMode: StoreWriter.Mode = .insert
 }
 
 /// An output being written: the records writer, and the archive when the output is one.
@@ -183,13 +235,16 @@ final class RecordOutput {
     let writer: any RecordWriter
     /// Set when the output is an archive (for tokens, assets and change logs).
     let archive: ArchiveRecordWriter?
+    /// Set when the output is a store (for databases and tokens).
+    let store: StoreWriter?
     private let file: OutputFile?
     private var isDone = false
 
-    init(writer: any RecordWriter, archive: ArchiveRecordWriter?, file: OutputFile?) {
+    init(writer: any RecordWriter, archive: ArchiveRecordWriter?, file: OutputFile?, store: StoreWriter? = nil) {
         self.writer = writer
         self.archive = archive
         self.file = file
+        self.store = store
     }
 
     /// The writer was finished by a pipeline: the output is committed.
@@ -205,6 +260,7 @@ final class RecordOutput {
         guard !isDone else { return }
         isDone = true
         archive?.archive.abandon()
+        store?.abandon()
         file?.abandon()
     }
 
@@ -214,7 +270,12 @@ final class RecordOutput {
 /// Opens `path` (`-` is standard output) for writing records in the format `--to` or the name
 /// gives (NDJSON by default).
 func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> RecordOutput {
-    let format = options.format ?? RecordFormat.from(path: path) ?? .ndjson
+    let format = options.format ?? (StoreFile.isStore(path) ? .store : nil) ?? RecordFormat.from(path: path) ?? .ndjson
+    if format == .store {
+        guard path != "-" else { throw ValidationError("a store is written to a file, not to standard output") }
+        let writer = try StoreWriter(path: path, configuration: .init(mode: options.storeMode, database: options.database))
+        return RecordOutput(writer: writer, archive: nil, file: nil, store: writer)
+    }
     let compression = GzipSink.Configuration(level: options.level, threads: options.threads)
     if format == .archive {
         let configuration = ArchiveWriter.Configuration(compression: compression, ferryVersion: FerryVersion.current)
@@ -232,7 +293,7 @@ func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> Re
     switch format {
     case .xml:
         return RecordOutput(writer: try XMLRecordWriter(sink: sink), archive: nil, file: file)
-    case .ndjson, .archive:
+    case .ndjson, .archive, .store:
         return RecordOutput(writer: NDJSONWriter(sink: sink), archive: nil, file: file)
     }
 }

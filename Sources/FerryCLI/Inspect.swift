@@ -6,6 +6,7 @@ import FerryInternals
 import FerryNDJSON
 import FerryPipeline
 import FerryRecords
+import FerryStore
 
 /// `ferry inspect INPUT...`: what a dataset holds.
 struct Inspect: ParsableCommand {
@@ -15,7 +16,8 @@ struct Inspect: ParsableCommand {
         Counts records per zone and type, lists every field with the types it was seen with and how \
         often it occurs, the time span of created and modified, and the bytes read. Inputs may be \
         NDJSON, XML or gzip-compressed; for an archive, its manifest is shown (zones, counts, \
-        change tokens, schema, members) without reading its records — `ferry verify` checks them.
+        change tokens, schema, members) without reading its records — `ferry verify` checks them. \
+        For a store: its zones, change tokens, counts per type, journal and indexes.
 
         Examples:
           ferry inspect Samples/chat.ndjson
@@ -45,10 +47,21 @@ struct Inspect: ParsableCommand {
     func run() throws {
         var summary = DatasetSummary()
         var manifests: [(String, ArchiveManifest)] = []
+        var stores: [StoreSummary] = []
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
             for path in try expandInputs(inputs) {
+                switch StoreFile.kind(at: path) {
+                case .store:
+                    // A store describes itself too: its tables are summed up, its records not read.
+                    stores.append(try StoreSummary(path: path))
+                    continue
+                case .otherSQLite(let id):
+                    throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(.otherSQLite(applicationID: id)))
+                default:
+                    break
+                }
                 let input = try ArchiveDetection.openInput(try InputFile(path: path))
                 let policy: RecordErrorPolicy = onError == .skip ? .skip(rejects: nil) : .fail
                 let reader: any RecordReader
@@ -84,9 +97,19 @@ struct Inspect: ParsableCommand {
             throw dataFailure(error)
         }
         progress.clear()
-        let showRecords = summary.records > 0 || summary.rejected > 0 || manifests.isEmpty
+        let showRecords = summary.records > 0 || summary.rejected > 0 || (manifests.isEmpty && stores.isEmpty)
         if json {
-            if manifests.isEmpty {
+            if !stores.isEmpty {
+                var object = JSONObject()
+                object.append(key: "stores", value: .array(stores.map(\.json)))
+                if !manifests.isEmpty {
+                    object.append(key: "archives", value: .array(manifests.map { .object(["path": .string($0.0), "manifest": $0.1.jsonValue]) }))
+                }
+                if showRecords, let records = try? JSONValue(parsing: summary.json) { object.append(key: "records", value: records) }
+                var out = JSONOutput()
+                out.appendValue(.object(object))
+                print(String(decoding: out.bytes, as: UTF8.self))
+            } else if manifests.isEmpty {
                 print(summary.json, terminator: "")
             } else {
                 // One JSON document: the archives' manifests and, when other inputs were given, their summary.
@@ -102,7 +125,7 @@ struct Inspect: ParsableCommand {
                 print(String(decoding: out.bytes, as: UTF8.self))
             }
         } else {
-            var parts = manifests.map { ManifestSummary(path: $0.0, manifest: $0.1).text }
+            var parts = stores.map(\.text) + manifests.map { ManifestSummary(path: $0.0, manifest: $0.1).text }
             if showRecords { parts.append(summary.text) }
             print(parts.joined(separator: "\n"), terminator: "")
         }

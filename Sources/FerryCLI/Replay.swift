@@ -5,6 +5,7 @@ import FerryCompression
 import FerryIO
 import FerryPipeline
 import FerryRecords
+import FerryStore
 
 /// `ferry replay HISTORY... --out STATE`: rebuild the state of every zone from a history.
 struct Replay: ParsableCommand {
@@ -28,6 +29,12 @@ struct Replay: ParsableCommand {
         STATE and its tokens are written to temporary files and renamed into place at the end: an \
         interrupted replay leaves no partial output, and running it again succeeds.
 
+        --into STORE replays into a store instead (made when missing), incrementally: each zone \
+        continues after the last checkpoint the store applied to it, so replaying a history again \
+        changes nothing and a later history applies what is new. One transaction covers the run \
+        (--transaction checkpoint commits at each checkpoint instead, its token with it), so a \
+        killed run leaves the store as it was (or at a checkpoint), and rerunning completes it.
+
         Anomalies (deletes of unknown records, unchanged change tags, modification times going \
         backwards, dangling parents and references, tokens seen twice, events for deleted zones, \
         reference cycles with --order, server errors) are counted on stderr and listed with \
@@ -41,6 +48,7 @@ struct Replay: ParsableCommand {
           ferry replay new.ndjson --base now.ndjson --out later.ndjson
           ferry replay history.ndjson --tokens-only --json
           cat pages.ndjson | ferry replay - --out - --quiet | ferry inspect -
+          ferry replay responses/ --into chat.sqlite
         """
     )
 
@@ -49,6 +57,15 @@ struct Replay: ParsableCommand {
 
     @Option(help: ArgumentHelp("Where to write the state (- is stdout): NDJSON, .gz, or an archive .tar.gz.", valueName: "STATE"))
     var out: String?
+
+    @Option(help: ArgumentHelp("Replay into this store (made when missing), after each zone's stored token.", valueName: "STORE"))
+    var into: String?
+
+    @Option(help: ArgumentHelp("With --into: what one transaction covers: run (default) or checkpoint.", valueName: "UNIT"))
+    var transaction: StoreReplayer.Configuration.TransactionUnit = .run
+
+    @Option(name: .customLong("busy-timeout"), help: "With --into: seconds to wait for another process writing to the store.")
+    var busyTimeout: Double = 5
 
     @Option(help: ArgumentHelp("Stop at the checkpoint carrying this token: the state exactly then.", valueName: "TOKEN"))
     var until: String?
@@ -101,6 +118,14 @@ struct Replay: ParsableCommand {
         for input in histories where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
             throw ValidationError("no such history: \(input)")
         }
+        if into != nil {
+            for (flag, used) in [("--out", out != nil), ("--until", until != nil), ("--since", since != nil), ("--base", base != nil),
+                                 ("--tokens-only", tokensOnly), ("--order", order), ("--log", log != nil)] where used {
+                throw ValidationError("--into replays into a store after its own tokens: \(flag) does not apply")
+            }
+            if let into, histories.contains(into) { throw ValidationError("--into must differ from the histories") }
+            return
+        }
         if tokensOnly {
             for (flag, used) in [("--out", out != nil), ("--base", base != nil), ("--since", since != nil), ("--cascade", cascade),
                                  ("--order", order), ("--log", log != nil), ("--report", report != nil)] where used {
@@ -119,6 +144,7 @@ struct Replay: ParsableCommand {
     }
 
     func run() throws {
+        if let into { return try replayIntoStore(into) }
         let clock = Stopwatch()
         let progress = ReplayProgress(enabled: !quiet && StandardError.isTerminal, clock: clock)
         var output: RecordOutput?
@@ -172,6 +198,65 @@ struct Replay: ParsableCommand {
             reportFile?.abandon()
             throw dataFailure(error)
         }
+    }
+
+    /// `--into STORE`: the history applied to a store, after each zone's stored token.
+    private func replayIntoStore(_ path: String) throws {
+        let clock = Stopwatch()
+        let progress = ReplayProgress(enabled: !quiet && StandardError.isTerminal, clock: clock)
+        var reader = ChangeLogReader.Configuration(maximumLineBytes: maxLineBytes)
+        if let zone { reader.defaultZone = ZoneID(zoneName: zone) }
+        var reportFile: OutputFile?
+        do {
+            if let report { reportFile = try OutputFile(path: report) }
+            let replayer = try StoreReplayer(path: path, configuration: .init(
+                database: database, cascade: cascade, transaction: transaction, busyTimeout: busyTimeout, reader: reader))
+            replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
+            try replayer.apply(files: try Replayer.expandHistory(histories), threads: threads) { path in
+                try Compression.openInput(try InputFile(path: path))
+            }
+            try replayer.finish()
+            progress.clear()
+            if let reportFile {
+                try reportFile.write(replayer.anomalies.json() + "\n")
+                try reportFile.commit()
+            }
+            summarize(replayer, seconds: clock.seconds)
+        } catch {
+            progress.clear()
+            reportFile?.abandon()
+            throw dataFailure(error)
+        }
+    }
+
+    private func summarize(_ replayer: StoreReplayer, seconds: Double) {
+        let anomalies = replayer.anomalies
+        if !quiet && anomalies.total > 0 {
+            let counts = ReplayAnomaly.Kind.allCases.filter { anomalies.count(of: $0) > 0 }
+                .map { "\($0.rawValue) \(anomalies.count(of: $0))" }.joined(separator: ", ")
+            StandardError.write("ferry: \(anomalies.total) anomal\(anomalies.total == 1 ? "y" : "ies"): \(counts)"
+                                + (report == nil ? " (list them with --report FILE)" : "") + "\n")
+        }
+        let s = replayer.statistics
+        if json {
+            let object: JSONObject = [
+                "events": .number(JSONNumber(Int64(replayer.eventCount))),
+                "applied": .number(JSONNumber(Int64(replayer.appliedCount))),
+                "skipped": .number(JSONNumber(Int64(replayer.skippedCount))),
+                "created": .number(JSONNumber(Int64(s.created))), "modified": .number(JSONNumber(Int64(s.modified))),
+                "unchanged": .number(JSONNumber(Int64(s.unchanged))), "deleted": .number(JSONNumber(Int64(s.deleted))),
+                "anomalies": .number(JSONNumber(Int64(anomalies.total))),
+                "token": .string(replayer.token?.description ?? ""),
+                "seconds": .number(JSONNumber(text: format(seconds, 3))),
+            ]
+            var text = JSONOutput()
+            text.appendValue(.object(object))
+            print(String(decoding: text.bytes, as: UTF8.self))
+            return
+        }
+        guard !quiet else { return }
+        StandardError.write("ferry: \(replayer.eventCount) events, \(replayer.appliedCount) applied, \(replayer.skippedCount) already in the store; "
+                            + "\(s.created) created, \(s.modified) modified, \(s.deleted) deleted; \(format(seconds, 2)) s; token \(replayer.token?.description ?? "-")\n")
     }
 
     private func configuration() throws -> Replayer.Configuration {

@@ -59,7 +59,8 @@ public final class TemporaryFiles: @unchecked Sendable {
         return true
     }()
 
-    func register(_ path: String) {
+    /// Adds a file to remove if the process is interrupted (a store built beside its target).
+    package func register(_ path: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         for i in 0..<Self.capacity where table[i] == nil {
@@ -68,7 +69,8 @@ public final class TemporaryFiles: @unchecked Sendable {
         }
     }
 
-    func unregister(_ path: String) {
+    /// Forgets a file registered with ``register(_:)`` (it was renamed into place or removed).
+    package func unregister(_ path: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         for i in 0..<Self.capacity {

@@ -31,6 +31,10 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("replay-check", replayCheckTask),
     ("responses", responsesTask),
     ("replay-responses", replayResponsesTask),
+    ("store-import", storeImportTask),
+    ("store-replay", storeReplayTask),
+    ("store-query", storeQueryTask),
+    ("store-pages", storePagesTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

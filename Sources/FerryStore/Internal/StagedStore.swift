@@ -1,0 +1,85 @@
+import FerryIO
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A new store built beside its target, under a name of Ferry's own (`.NAME.ferry-store-PID-XXXXXXXX`),
+/// and published by linking it to the target's name: other processes see no store, or a
+/// whole one. The file is written without a rollback journal or syncs (nothing else can see it),
+/// then synced once before it is published; a process killed meanwhile leaves only its
+/// temporary, which the next run of Ferry on the same target removes.
+final class StagedStore {
+    let target: String
+    let temporaryPath: String
+    private var isDone = false
+
+    /// Prepares a temporary name beside `target` and removes the stale temporaries of dead
+    /// Ferry processes there.
+    init(target: String) throws {
+        self.target = target
+        let slash = target.lastIndex(of: "/")
+        let directory = slash.map { String(target[...$0]) } ?? ""
+        let base = slash.map { String(target[target.index(after: $0)...]) } ?? target
+        let prefix = "." + base + ".ferry-store-"
+        Self.removeStale(in: directory, prefix: prefix)
+        var generator = SystemRandomNumberGenerator()
+        let random = String(generator.next() as UInt32, radix: 16)
+        temporaryPath = directory + prefix + String(FileSystem.processID) + "-" + random
+        for suffix in ["", "-journal", "-wal", "-shm"] { TemporaryFiles.shared.register(temporaryPath + suffix) }
+    }
+
+    deinit {
+        if !isDone { abandon() }
+    }
+
+    /// Removes `.NAME.ferry-store-PID-…` files (and their SQLite side files) whose process is gone.
+    static func removeStale(in directory: String, prefix: String) {
+        for name in FileSystem.entries(in: directory.isEmpty ? "." : directory) where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
+            if !FileSystem.isProcessAlive(pid) {
+                try? FileSystem.remove(directory + name)
+            }
+        }
+    }
+
+    /// Syncs the temporary, links it to the target's name and removes the temporary name. Fails
+    /// without touching the target when the target exists by then. Every connection to the
+    /// temporary must be closed before.
+    func publish() throws {
+        do {
+            try FileSystem.sync(temporaryPath)
+            do {
+                try FileSystem.link(temporaryPath, to: target)
+            } catch let error as FerryIOError where error.errno == EEXIST {
+                throw StoreError(.conflict, "another process created the store while this one was being built; nothing was written",
+                                 path: target)
+            }
+            FileSystem.syncDirectory(of: target)
+        } catch let error as StoreError {
+            abandon()
+            throw error
+        } catch {
+            abandon()
+            throw StoreError(.io, "cannot publish the new store", path: target, underlying: error)
+        }
+        isDone = true
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            try? FileSystem.remove(temporaryPath + suffix)
+            TemporaryFiles.shared.unregister(temporaryPath + suffix)
+        }
+    }
+
+    /// Removes the temporary and its side files.
+    func abandon() {
+        isDone = true
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            try? FileSystem.remove(temporaryPath + suffix)
+            TemporaryFiles.shared.unregister(temporaryPath + suffix)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import FerryRecords
+
+/// A record made ready for the store: its system fields as the store's columns and its CKWS record
+/// dictionary as compact JSON bytes, in one buffer.
+///
+/// This is what the store's writers insert. ``init(record:encoder:)`` makes one from a
+/// ``Record``; a reader that already holds a record's compact JSON and system fields (a fast
+/// scanner, a server receiving `records/modify`) can make one with
+/// ``init(recordName:zoneID:recordType:changeTag:created:modified:parentName:shareName:body:)``
+/// without building a `Record`. The store trusts the body to be one valid record dictionary whose
+/// system fields are the ones given.
+public struct StoreRow: Sendable {
+    /// The zone; `nil` means the default zone.
+    public var zoneID: ZoneID?
+    /// `created.timestamp`, milliseconds since 1970.
+    public var createdAt: Int64?
+    /// `modified.timestamp`, milliseconds since 1970.
+    public var modifiedAt: Int64?
+    /// The record's name.
+    public let recordName: String
+
+    /// The body, then the text columns, as UTF-8.
+    var bytes: [UInt8]
+    /// Start and length in `bytes` of each text column (`Column`); length -1 for NULL.
+    var spans: [Int32]
+
+    /// The text columns, in the order of `spans` (the body comes first).
+    enum Column: Int, CaseIterable {
+        case body, recordName, recordType, changeTag, createdBy, modifiedBy, parentName, shareName
+    }
+
+    /// Makes a row from a record; `encoder` (reused across rows) writes the compact JSON.
+    public init(record: Record, encoder: StoreRowEncoder) {
+        zoneID = record.zoneID
+        recordName = record.recordName
+        createdAt = record.created?.timestamp
+        modifiedAt = record.modified?.timestamp
+        encoder.output.removeAll()
+        RecordJSON.encode(record, into: &encoder.output)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(encoder.output.count + record.recordName.utf8.count + 64)
+        bytes.append(contentsOf: encoder.output.bytes)
+        var spans = [Int32](repeating: -1, count: Column.allCases.count * 2)
+        spans[0] = 0
+        spans[1] = Int32(encoder.output.count)
+        Self.append(record.recordName, .recordName, &bytes, &spans)
+        Self.append(record.recordType, .recordType, &bytes, &spans)
+        Self.append(record.recordChangeTag, .changeTag, &bytes, &spans)
+        Self.append(record.created?.userRecordName, .createdBy, &bytes, &spans)
+        Self.append(record.modified?.userRecordName, .modifiedBy, &bytes, &spans)
+        Self.append(record.parent?.recordName, .parentName, &bytes, &spans)
+        Self.append(record.share?.recordName, .shareName, &bytes, &spans)
+        self.bytes = bytes
+        self.spans = spans
+    }
+
+    /// Makes a row from a record's compact JSON and its system fields, without a `Record`.
+    public init(recordName: String, zoneID: ZoneID?, recordType: String?, changeTag: String?,
+                created: RecordStamp?, modified: RecordStamp?, parentName: String?, shareName: String?,
+                body: UnsafeRawBufferPointer) {
+        self.zoneID = zoneID
+        self.recordName = recordName
+        createdAt = created?.timestamp
+        modifiedAt = modified?.timestamp
+        var bytes = [UInt8](body)
+        var spans = [Int32](repeating: -1, count: Column.allCases.count * 2)
+        spans[0] = 0
+        spans[1] = Int32(body.count)
+        Self.append(recordName, .recordName, &bytes, &spans)
+        Self.append(recordType, .recordType, &bytes, &spans)
+        Self.append(changeTag, .changeTag, &bytes, &spans)
+        Self.append(created?.userRecordName, .createdBy, &bytes, &spans)
+        Self.append(modified?.userRecordName, .modifiedBy, &bytes, &spans)
+        Self.append(parentName, .parentName, &bytes, &spans)
+        Self.append(shareName, .shareName, &bytes, &spans)
+        self.bytes = bytes
+        self.spans = spans
+    }
+
+    private static func append(_ text: String?, _ column: Column, _ bytes: inout [UInt8], _ spans: inout [Int32]) {
+        guard var text else { return }
+        spans[column.rawValue * 2] = Int32(bytes.count)
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+        spans[column.rawValue * 2 + 1] = Int32(bytes.count) - spans[column.rawValue * 2]
+    }
+
+    /// The record type.
+    public var recordType: String? { text(.recordType) }
+    /// The change tag.
+    public var changeTag: String? { text(.changeTag) }
+    /// The compact JSON of the record dictionary.
+    public var body: [UInt8] {
+        Array(bytes[Int(spans[0])..<Int(spans[0] + spans[1])])
+    }
+    /// Bytes of the body.
+    public var bodyCount: Int { Int(spans[1]) }
+
+    func text(_ column: Column) -> String? {
+        let start = spans[column.rawValue * 2], count = spans[column.rawValue * 2 + 1]
+        guard count >= 0 else { return nil }
+        return String(decoding: bytes[Int(start)..<Int(start + count)], as: UTF8.self)
+    }
+
+    /// The bytes of a column within `buffer` (this row's `bytes`), `nil` for NULL.
+    func slice(_ column: Column, in buffer: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let start = spans[column.rawValue * 2], count = spans[column.rawValue * 2 + 1]
+        guard count >= 0 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: buffer[Int(start)..<Int(start + count)])
+    }
+}
+
+/// Writes records' compact JSON for ``StoreRow``s, reusing one buffer. One per thread.
+public final class StoreRowEncoder {
+    var output = JSONOutput(capacity: 16 << 10)
+
+    /// Creates an encoder.
+    public init() {}
+}

@@ -1,0 +1,322 @@
+import FerryChangeLog
+import FerryIO
+import FerryPipeline
+import FerryRecords
+
+/// Imports records into a store: a ``RecordWriter`` whose output is a store file.
+///
+/// - A **new store** (no file, or an empty one) is built beside its target under a temporary
+///   name, without a rollback journal or syncs, its indexes made after the rows, then synced and
+///   linked into place by ``finish()``: other processes see no store or the whole one, and a
+///   killed import leaves only a temporary, which the next import to that name removes.
+/// - An **existing store** is written in one transaction (WAL): readers keep reading the state
+///   before it until ``finish()`` commits; a second writer waits up to the busy timeout, then
+///   fails. A failed or abandoned import leaves the store as it was.
+///
+/// Records are encoded on the calling thread and inserted by SQLite on another, so decoding the
+/// input and inserting overlap. Nothing is visible until ``finish()`` succeeds.
+///
+/// ```swift
+/// let writer = try StoreWriter(path: "chat.sqlite", configuration: .init(mode: .upsert))
+/// while let record = try reader.next() { try writer.write(record) }
+/// try writer.finish()
+/// ```
+public final class StoreWriter: RecordWriter {
+    /// What happens to a record whose zone already holds one of its name.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// It is an error (CloudKit's `create`); nothing is written.
+        case insert
+        /// The stored record is updated: the new record's fields and system keys win, those it
+        /// lacks are kept (CloudKit's `update`).
+        case upsert
+        /// The stored record is replaced whole (CloudKit's `replace`).
+        case replace
+    }
+
+    /// How records are written.
+    public struct Configuration: Sendable {
+        /// What to do with records that exist.
+        public var mode: Mode
+        /// The database of records written without one: `public`, `private` or `shared`.
+        public var database: String
+        /// Seconds to wait for another writer before failing.
+        public var busyTimeout: Double
+        /// SQLite's page cache while writing, in MiB.
+        public var cacheMiB: Int
+        /// Records handed to the inserting thread at a time.
+        public var batchSize: Int
+
+        /// Creates a configuration.
+        public init(mode: Mode = .insert, database: String = "private", busyTimeout: Double = 5, cacheMiB: Int = 256,
+                    batchSize: Int = 512) {
+            self.mode = mode
+            self.database = database
+            self.busyTimeout = busyTimeout
+            self.cacheMiB = cacheMiB
+            self.batchSize = batchSize
+        }
+    }
+
+    /// What an import did.
+    public struct Statistics: Sendable, Equatable {
+        /// Records created, modified, and left unchanged (saved again byte for byte).
+        public var created = 0, modified = 0, unchanged = 0
+    }
+
+    /// The store file.
+    public let path: String
+    /// The configuration.
+    public let configuration: Configuration
+    /// Whether the import makes a new store (rather than writing into an existing one).
+    public let isNewStore: Bool
+    /// Records written so far.
+    public private(set) var recordCount = 0
+    /// Bytes of record JSON handed to the store so far.
+    public private(set) var bytesWritten = 0
+    /// What the import did, after ``finish()``.
+    public private(set) var statistics = Statistics()
+
+    private let staged: StagedStore?
+    private var store: RecordStore?
+    /// A row and the id of its database.
+    struct Item: Sendable {
+        var row: StoreRow
+        var database: Int64
+    }
+
+    private var pipeline: WritePipeline<StoreMutator, Item>?
+    private var batch: [Item] = []
+    private let encoder = StoreRowEncoder()
+    private let defaultDatabase: Int64
+    /// Whether the records indexes are made after the rows (a new store in insert mode).
+    private var buildsIndexesLast: Bool
+    private var isDone = false
+    private var hasRestoredJournal = false
+
+    /// Opens `path` for an import: a new store when there is no file (or an empty one), else the
+    /// store there.
+    ///
+    /// - Throws: ``StoreError`` — ``StoreError/Code-swift.enum/notAStore`` when the file is
+    ///   something else (Ferry never overwrites it), ``StoreError/Code-swift.enum/busy`` when
+    ///   another process writes to the store beyond the busy timeout.
+    public init(path: String, configuration: Configuration = .init()) throws {
+        self.path = path
+        self.configuration = configuration
+        defaultDatabase = try StoreCodec.databaseID(configuration.database)
+        let storeConfiguration = RecordStore.Configuration(busyTimeout: configuration.busyTimeout, cacheMiB: configuration.cacheMiB,
+                                                           mapsFile: false)
+        let kind = StoreFile.kind(at: path)
+        switch kind {
+        case .missing, .empty:
+            isNewStore = true
+            buildsIndexesLast = configuration.mode == .insert
+            let staged = try StagedStore(target: path)
+            self.staged = staged
+            do {
+                let store = try RecordStore(opening: staged.temporaryPath, access: .readWrite, configuration: storeConfiguration,
+                                            creating: true, bulkLoad: true)
+                if buildsIndexesLast {
+                    // The type index grows at a few places (one per type and zone) and costs little
+                    // while rows arrive; the name index takes random inserts, cheaper sorted at the end.
+                    try store.connection.execute("DROP INDEX records_by_name")
+                }
+                try store.connection.execute("BEGIN")
+                self.store = store
+            } catch let error as StoreError {
+                staged.abandon()
+                throw error.at(path)
+            }
+        case .store:
+            isNewStore = false
+            buildsIndexesLast = false
+            staged = nil
+            let store = try RecordStore(path: path, access: .readWrite, configuration: storeConfiguration)
+            try Self.beginWriting(store)
+            self.store = store
+        case .notSQLite, .otherSQLite:
+            throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path)
+        }
+        let mode = configuration.mode
+        let mutator = try StoreMutator(connection: store!.connection, path: path)
+        pipeline = WritePipeline(context: mutator) { mutator, item in
+            let zone = try mutator.zone(for: item.row.zoneID, database: item.database)
+            switch mode {
+            case .insert: try mutator.insert(item.row, zone: zone)
+            case .replace: try mutator.save(item.row, zone: zone)
+            case .upsert: try mutator.save(item.row, zone: zone, merging: true)
+            }
+        }
+        batch.reserveCapacity(configuration.batchSize)
+    }
+
+    deinit {
+        if !isDone { abandon() }
+    }
+
+    /// Takes the write lock of an existing store (`BEGIN IMMEDIATE`), waiting up to the busy timeout.
+    static func beginWriting(_ store: RecordStore) throws {
+        do {
+            try store.connection.execute("BEGIN IMMEDIATE")
+        } catch let error as StoreError where error.code == .busy {
+            var busy = error
+            busy.message = "another process is writing to the store; waited \(formatSeconds(store.configuration.busyTimeout)) s "
+                + "for it to finish (raise --busy-timeout to wait longer)"
+            throw busy
+        }
+    }
+
+    static func formatSeconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+
+    /// Writes one record into the writer's database.
+    public func write(_ record: Record) throws {
+        try write(StoreRow(record: record, encoder: encoder), databaseID: defaultDatabase)
+    }
+
+    /// Writes one record into `database` (`public`, `private`, `shared`).
+    public func write(_ record: Record, database: String?) throws {
+        try write(StoreRow(record: record, encoder: encoder), databaseID: try database.map(StoreCodec.databaseID) ?? defaultDatabase)
+    }
+
+    /// Writes a prepared row (see ``StoreRow``) into `database`, or the writer's database.
+    public func write(_ row: StoreRow, database: String? = nil) throws {
+        try write(row, databaseID: try database.map(StoreCodec.databaseID) ?? defaultDatabase)
+    }
+
+    private func write(_ row: StoreRow, databaseID: Int64) throws {
+        guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the import is finished", path: path) }
+        guard !row.recordName.isEmpty else {
+            throw StoreError(.invalidRecord, "expected a record with a recordName, found an empty name", path: path)
+        }
+        recordCount += 1
+        bytesWritten += row.bodyCount
+        batch.append(Item(row: row, database: databaseID))
+        if batch.count >= configuration.batchSize {
+            let full = batch
+            batch.removeAll(keepingCapacity: true)
+            try pipeline.submit(full)
+        }
+    }
+
+    /// Sets the upstream change token of a zone (from an archive's manifest, say), making the
+    /// zone when the store lacks it.
+    public func setSyncToken(_ token: String?, for zoneID: ZoneID, database: String, moreComing: Bool = false) throws {
+        let databaseID = try StoreCodec.databaseID(database)
+        try flushBatch()
+        try pipeline?.sync { mutator in
+            let zone = try mutator.zone(for: zoneID, database: databaseID)
+            if let token { try mutator.checkpoint(zone: zone, database: databaseID, token: token, moreComing: moreComing) }
+        }
+    }
+
+    /// Replaces what this import wrote with a store's journal (from an archive of a store): the
+    /// records, zones and journal numbers the journal gives, and the store ID its tokens carry, so
+    /// the tokens the original store gave out keep working. Only a new store restores a journal;
+    /// an import into an existing store ignores it.
+    ///
+    /// A store's journal comes one database at a time (a change log does not name databases):
+    /// the first call empties what the import wrote, later ones add to it.
+    public func restoreJournal(from reader: ChangeLogReader, database: String) throws {
+        guard isNewStore, let pipeline else { return }
+        try flushBatch()
+        let makesIndexes = buildsIndexesLast
+        buildsIndexesLast = false
+        let first = !hasRestoredJournal
+        hasRestoredJournal = true
+        let database = try StoreCodec.databaseID(database)
+        try pipeline.sync { mutator in
+            if first {
+                try mutator.flush()
+                try mutator.connection.execute("DELETE FROM records; DELETE FROM journal; DELETE FROM checkpoints; DELETE FROM zones")
+                if makesIndexes { for sql in StoreSchema.recordIndexes { try mutator.connection.execute(sql) } }
+                mutator.forgetCaches()
+            }
+            let applier = ReplayApplier(mutator: mutator, database: database, cascade: false, commitsEachCheckpoint: false,
+                                        restoresJournal: true, maximumListedAnomalies: 0)
+            let encoder = StoreRowEncoder()
+            var index = 0
+            while let event = try reader.next() {
+                index += 1
+                try applier.take(ReplayItem(change: ReplayChange(event, encoder: encoder, cascade: false, defaultZone: nil), index: index))
+            }
+            try applier.finishHistory()
+            try mutator.resumeSequence()
+            if let storeID = applier.restoredStoreID {
+                let update = try mutator.connection.prepare("UPDATE ferry_store SET value = ?1 WHERE key = 'storeID'")
+                try update.bind(storeID, at: 1)
+                try update.run()
+            }
+        }
+    }
+
+    private func flushBatch() throws {
+        guard !batch.isEmpty, let pipeline else { return }
+        let rest = batch
+        batch.removeAll(keepingCapacity: true)
+        try pipeline.submit(rest)
+    }
+
+    /// Writes what is pending, builds the indexes of a new store, commits, and for a new store
+    /// syncs it and gives it its name. On failure nothing is written (the store is as it was).
+    public func finish() throws {
+        guard !isDone, let pipeline, let store else { return }
+        do {
+            try flushBatch()
+            statistics = try pipeline.sync { mutator in
+                try mutator.flush()
+                return Statistics(created: mutator.created, modified: mutator.modified, unchanged: mutator.unchanged)
+            }
+            if buildsIndexesLast { try buildIndexes(store) }
+            try store.connection.execute("COMMIT")
+            if let staged {
+                _ = try store.connection.text("PRAGMA journal_mode = WAL")
+                self.pipeline = nil
+                self.store = nil
+                try staged.publish()
+            }
+            isDone = true
+            self.pipeline = nil
+            self.store = nil
+        } catch {
+            abandon()
+            if let error = error as? StoreError, staged != nil { throw error.at(path) }
+            throw error
+        }
+    }
+
+    /// Makes the records indexes of a new store after its rows; a duplicate record is a conflict
+    /// naming the record.
+    private func buildIndexes(_ store: RecordStore) throws {
+        var failure: StoreError?
+        do {
+            try store.connection.execute(StoreSchema.recordIndexes[0])
+        } catch let error as StoreError {
+            failure = error
+        }
+        guard let failure else { return }
+        guard failure.code == .conflict else { throw failure }
+        let duplicate = try store.connection.prepare("""
+            SELECT r.record_name, z.zone_name, z.owner_record_name, z.database_id FROM records r JOIN zones z ON z.id = r.zone_id
+            GROUP BY r.zone_id, r.record_name HAVING count(*) > 1 LIMIT 1
+            """)
+        guard try duplicate.step() else { throw failure }
+        let name = duplicate.text(at: 0) ?? ""
+        let owner = duplicate.text(at: 2) ?? ""
+        throw StoreError(.conflict, "the record \"\(name)\" occurs twice in the zone \(duplicate.text(at: 1) ?? "")"
+                         + "\(owner.isEmpty ? "" : " (owner \(owner))") of the \(StoreCodec.databaseName(duplicate.int64(at: 3))) database; "
+                         + "import with --mode upsert or --mode replace to keep the last one", path: path, recordName: name)
+    }
+
+    /// Drops the import: rolls back an existing store's transaction, removes a new store's file.
+    public func abandon() {
+        guard !isDone else { return }
+        isDone = true
+        pipeline?.drain()
+        pipeline = nil
+        if staged == nil { try? store?.connection.execute("ROLLBACK") }
+        store = nil
+        staged?.abandon()
+    }
+}
+

@@ -1,0 +1,195 @@
+@testable import FerryCLI
+import FerryArchive
+import FerryIO
+import FerryRecords
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("Store commands")
+struct StoreCommandTests {
+    let samples = samplesDirectory()
+
+    /// Every sample through a store and back: the same records, byte for byte, as convert writes them.
+    @Test("Every sample round-trips NDJSON → store → NDJSON without loss",
+          arguments: ["chat.ndjson", "edge-cases.ndjson", "shopping.ndjson", "query-response.json"])
+    func samplesRoundTrip(sample: String) throws {
+        let directory = scratchDirectory()
+        let direct = directory + "/direct.ndjson", store = directory + "/s.sqlite", back = directory + "/back.ndjson"
+        #expect(Ferry.execute(["convert", samples + "/" + sample, direct, "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", samples + "/" + sample, store, "--quiet", "--mode", "replace"]) == 0)
+        #expect(Ferry.execute(["convert", store, back, "--quiet"]) == 0)
+        // A store holds one record per zone and name (the last, with --mode replace), in first-seen order.
+        var expected: [String: Record] = [:]
+        var order: [String] = []
+        for record in try records(at: direct) {
+            let key = (record.zoneID?.zoneName ?? "") + "\u{0}" + (record.zoneID?.ownerRecordName ?? "") + "\u{0}" + record.recordName
+            if expected[key] == nil { order.append(key) }
+            expected[key] = record
+        }
+        #expect(try records(at: back) == order.map { expected[$0]! })
+    }
+
+    @Test("A store input is recognised by content, whatever its name, and filtered through SQL")
+    func storeByContent() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/chat.data"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/s.sqlite", "--quiet"]) == 0)
+        try FileManager.default.copyItem(atPath: directory + "/s.sqlite", toPath: store)
+        let out = directory + "/m.ndjson"
+        #expect(Ferry.execute(["convert", store, out, "--type", "Message", "--where", "count > 10", "--quiet"]) == 0)
+        let expected = try records(at: samples + "/chat.ndjson").filter {
+            $0.recordType == "Message" && (($0[field: "count"]?.int64Value ?? 0) > 10)
+        }
+        #expect(try records(at: out) == expected)
+    }
+
+    @Test("A SQLite file of another program is refused, and never overwritten")
+    func foreignSQLite() throws {
+        let directory = scratchDirectory()
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/s.sqlite", "--quiet"]) == 0)
+        var bytes = try InputFile(path: directory + "/s.sqlite").readAll()
+        bytes.replaceSubrange(68..<72, with: [0, 0, 0, 1])
+        try Data(bytes).write(to: URL(fileURLWithPath: directory + "/other.sqlite"))
+        let (code, _, error) = try runBinary(["convert", samples + "/chat.ndjson", directory + "/other.sqlite"])
+        #expect(code == 1)
+        #expect(error.contains("another program"))
+        #expect(try InputFile(path: directory + "/other.sqlite").readAll() == bytes)
+        let (readCode, _, readError) = try runBinary(["inspect", directory + "/other.sqlite"])
+        #expect(readCode == 1)
+        #expect(readError.contains("application_id"))
+    }
+
+    @Test("query prints a page and a cursor; the next pages continue it; --explain names the index")
+    func query() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite"
+        var generator = RecordGenerator(seed: 3)
+        var lines = ""
+        for index in 0..<60 {
+            var record = Record(recordName: "m\(index)", recordType: "Message", zoneID: ZoneID(zoneName: "Chats"))
+            record.fields = ["sentAt": RecordField(.timestamp(1_700_000_000_000 + Int64((index * 37) % 60)), type: .timestamp),
+                             "text": RecordField(.string(generator.string()), type: .string)]
+            lines += RecordJSON.encodedString(record) + "\n"
+        }
+        try write(lines, to: directory + "/in.ndjson")
+        #expect(Ferry.execute(["convert", directory + "/in.ndjson", store, "--quiet"]) == 0)
+        try write("DEFINE SCHEMA RECORD TYPE Message (sentAt TIMESTAMP QUERYABLE SORTABLE, text STRING SEARCHABLE);", to: directory + "/app.ckdb")
+        #expect(Ferry.execute(["index", store, "--schema", directory + "/app.ckdb"]) == 0)
+
+        var names: [String] = []
+        var cursor: String?
+        repeat {
+            var arguments = ["query", store, "--type", "Message", "--sort", "sentAt:desc", "--limit", "25", "--response"]
+            if let cursor { arguments += ["--cursor", cursor] }
+            let (code, output, _) = try runBinary(arguments)
+            #expect(code == 0)
+            let response = try JSONValue(parsing: output)
+            names += (response["records"]?.arrayValue ?? []).compactMap { $0["recordName"]?.stringValue }
+            cursor = response["continuationMarker"]?.stringValue
+        } while cursor != nil
+        let expected = (0..<60).sorted { a, b in
+            let x = (a * 37) % 60, y = (b * 37) % 60
+            return x != y ? x > y : a < b
+        }.map { "m\($0)" }
+        #expect(names == expected)
+
+        let (_, explanation, _) = try runBinary(["query", store, "--type", "Message", "--sort", "sentAt:desc", "--where", "sentAt > %@",
+                                                 "--args", "[{\"$date\": 1700000000.01}]", "--explain"])
+        #expect(explanation.contains("fx_Message__sentAt"))
+        #expect(explanation.contains("sentAt >"))
+    }
+
+    @Test("Reader processes query a store while another process imports into it, without errors")
+    func readersDuringImport() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite", input = directory + "/many.ndjson"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", store, "--quiet"]) == 0)
+        var generator = RecordGenerator(seed: 8)
+        try Data(generator.ndjson(count: 40_000)).write(to: URL(fileURLWithPath: input))
+        let importer = Process()
+        importer.executableURL = URL(fileURLWithPath: try ferryBinary())
+        importer.arguments = ["convert", input, store, "--quiet"]
+        try importer.run()
+        var queries = 0, during = 0
+        repeat {
+            let running = importer.isRunning
+            let (code, output, error) = try runBinary(["query", store, "--type", "Message", "--limit", "3"])
+            #expect(code == 0, "\(error)")
+            #expect(output.split(separator: "\n").count == 3)
+            queries += 1
+            if running { during += 1 }
+        } while importer.isRunning || queries < 3
+        importer.waitUntilExit()
+        #expect(importer.terminationStatus == 0)
+        #expect(during > 0, "no query ran while the import did")
+        #expect(try RecordStore(path: store).recordCount() == 40_005)
+    }
+
+    @Test("fetch prints the records asked for and reports the missing ones")
+    func fetch() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", store, "--quiet"]) == 0)
+        let all = try records(at: samples + "/chat.ndjson")
+        let (code, output, error) = try runBinary(["fetch", store, all[1].recordName, "no-such-record", all[0].recordName, "--zone", all[0].zoneName])
+        #expect(code == 1)
+        #expect(error.contains("not found: no-such-record"))
+        let fetched = output.split(separator: "\n").map { try! RecordJSON.decodeRecord(String($0)) }
+        #expect(fetched == [all[1], all[0]])
+    }
+
+    @Test("A store goes into an archive and back with its tokens and its journal")
+    func archiveRoundTrip() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite", archive = directory + "/s.tar.gz", restored = directory + "/r.sqlite"
+        let history = HistoryGenerator.generate(seed: 21, configuration: .init(batches: 20, keepsSnapshots: false))
+        try Data(history.ferryLines).write(to: URL(fileURLWithPath: directory + "/h.ndjson"))
+        #expect(Ferry.execute(["replay", directory + "/h.ndjson", "--into", store, "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", store, archive, "--quiet"]) == 0)
+        #expect(Ferry.execute(["verify", archive, "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", archive, restored, "--quiet"]) == 0)
+        #expect(Ferry.execute(["verify", restored, "--quiet"]) == 0)
+
+        let a = try RecordStore(path: store), b = try RecordStore(path: restored)
+        #expect(b.storeID == a.storeID)
+        #expect(try b.currentToken() == a.currentToken())
+        #expect(try b.zones().map { [$0.zoneID.zoneName, $0.syncToken ?? "-", $0.database] }
+                == a.zones().filter { !$0.isDeleted }.map { [$0.zoneID.zoneName, $0.syncToken ?? "-", $0.database] })
+        // The journal answers every token alike: changes since each of several tokens.
+        for sequence in stride(from: Int64(0), through: try a.currentToken().sequence, by: 97) {
+            let token = StoreToken(storeID: a.storeID, sequence: sequence)
+            var x: [String] = [], y: [String] = []
+            try a.changes(since: token) { x.append("\($0.sequence) \($0.event)") }
+            try b.changes(since: token) { y.append("\($0.sequence) \($0.event)") }
+            #expect(x.count == y.count && x == y, "since \(token): \(x.count) and \(y.count) changes")
+        }
+        // And a replay continues from the restored store's tokens: the same history changes nothing.
+        let before = try b.journalCount()
+        #expect(Ferry.execute(["replay", directory + "/h.ndjson", "--into", restored, "--quiet"]) == 0)
+        #expect(try RecordStore(path: restored).journalCount() == before)
+    }
+
+    @Test("replay --into, inspect, verify and --changes-since work together")
+    func replayIntoAndChanges() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite"
+        #expect(Ferry.execute(["replay", samples + "/chat-history.ndjson", "--into", store, "--quiet"]) == 0)
+        let (code, output, _) = try runBinary(["inspect", store])
+        #expect(code == 0)
+        #expect(output.contains("Ferry store"))
+        #expect(Ferry.execute(["verify", store, "--quiet"]) == 0)
+        let log = directory + "/changes.ndjson"
+        #expect(Ferry.execute(["convert", store, log, "--changes-since", "0", "--quiet"]) == 0)
+        // The exported change log replays to the same records.
+        let state = directory + "/state.ndjson"
+        #expect(Ferry.execute(["replay", log, "--out", state, "--quiet"]) == 0)
+        let fromStore = directory + "/fromstore.ndjson"
+        #expect(Ferry.execute(["convert", store, fromStore, "--quiet"]) == 0)
+        #expect(Set(try records(at: state).map(RecordJSON.encodedString)) == Set(try records(at: fromStore).map(RecordJSON.encodedString)))
+        let (badCode, _, badError) = try runBinary(["convert", store, log, "--changes-since", "fs1.0000000000000000.1"])
+        #expect(badCode == 1)
+        #expect(badError.contains("another store"))
+    }
+}

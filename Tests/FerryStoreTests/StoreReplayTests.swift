@@ -1,0 +1,205 @@
+import Testing
+import FerryChangeLog
+import FerryIO
+import FerryRecords
+import FerryStore
+import FerryTestSupport
+
+@Suite("Replaying into a store")
+struct StoreReplayTests {
+    /// Replays `lines` (a history) into the store at `path`.
+    @discardableResult
+    static func replay(_ lines: [UInt8], into path: String, configuration: StoreReplayer.Configuration = .init()) throws -> StoreReplayer {
+        let replayer = try StoreReplayer(path: path, configuration: configuration)
+        try replayer.apply(MemorySource(lines, name: "history", chunkSize: 4096))
+        try replayer.finish()
+        return replayer
+    }
+
+    /// The store's records, keyed by zone and name, as compact JSON.
+    static func state(_ path: String) throws -> [String: [UInt8]] {
+        var result: [String: [UInt8]] = [:]
+        for record in try StoreFixture.readAll(path) { result[StoreFixture.key(record)] = StoreFixture.json(record) }
+        return result
+    }
+
+    static func expected(_ records: [Record]) -> [String: [UInt8]] {
+        var result: [String: [UInt8]] = [:]
+        for record in records { result[StoreFixture.key(record)] = StoreFixture.json(record) }
+        return result
+    }
+
+    /// The lines of `history` up to and including the checkpoint carrying `token`, and the rest.
+    static func split(_ history: [UInt8], at token: String) -> (before: [UInt8], after: [UInt8]) {
+        let all = lines(of: history)
+        let needle = Array("\"syncToken\":\"\(token)\"".utf8)
+        let index = all.firstIndex { line in line.count >= needle.count && (0...(line.count - needle.count)).contains { Array(line[$0..<$0 + needle.count]) == needle } }!
+        func join(_ part: ArraySlice<[UInt8]>) -> [UInt8] {
+            var bytes: [UInt8] = []
+            for line in part { bytes += line + [0x0A] }
+            return bytes
+        }
+        return (join(all[...index]), join(all[(index + 1)...]))
+    }
+
+    @Test("Replaying a history into a new store gives the final state and every zone's token",
+          arguments: [(UInt64(1), false), (2, true), (3, false)])
+    func replayGivesFinalState(seed: UInt64, cloudKitForm: Bool) throws {
+        let history = HistoryGenerator.generate(seed: seed, configuration: .init(batches: 30, keepsSnapshots: false))
+        let path = StoreFixture.newPath()
+        let replayer = try Self.replay(cloudKitForm ? history.cloudKitLines : history.ferryLines, into: path)
+        #expect(try Self.state(path) == Self.expected(history.finalSnapshot))
+        let zones = try RecordStore(path: path).zones()
+        for (name, expected) in history.zoneTokens {
+            let zone = zones.first { $0.zoneID.zoneName == name }
+            #expect(zone?.syncToken == expected.token, "zone \(name)")
+            #expect(zone?.isDeleted == expected.isDeleted, "zone \(name)")
+        }
+        #expect(replayer.eventCount > 0)
+        #expect(try RecordStore(path: path).verify().isIntact)
+    }
+
+    @Test("Replaying the same history again, or an earlier part of it, changes nothing: no record, no journal entry",
+          arguments: [(UInt64(4), false), (UInt64(5), true), (UInt64(11), false), (UInt64(12), true), (UInt64(13), false)])
+    func rerunIsIdempotent(seed: UInt64, cloudKitForm: Bool) throws {
+        let history = HistoryGenerator.generate(seed: seed, configuration: .init(batches: 30, zoneChangeChance: 0.15, keepsSnapshots: false))
+        let lines = cloudKitForm ? history.cloudKitLines : history.ferryLines
+        let path = StoreFixture.newPath()
+        try Self.replay(lines, into: path)
+        let before = try Self.state(path)
+        let journal = try RecordStore(path: path).journalCount()
+        let again = try Self.replay(lines, into: path)
+        #expect(try Self.state(path) == before)
+        #expect(try RecordStore(path: path).journalCount() == journal)
+        #expect(again.skippedCount > 0)
+        #expect(again.statistics.created == 0 && again.statistics.deleted == 0 && again.statistics.modified == 0)
+        let earlier = Self.split(lines, at: history.checkpoints[history.checkpoints.count / 2].token).before
+        try Self.replay(earlier, into: path)
+        #expect(try Self.state(path) == before)
+        #expect(try RecordStore(path: path).journalCount() == journal)
+        #expect(try RecordStore(path: path).verify().isIntact)
+    }
+
+    @Test("A history replayed in two parts, or its first part and then the whole, gives the final state",
+          arguments: [(UInt64(6), Ferry.parts), (UInt64(7), Ferry.prefixThenWhole), (UInt64(8), Ferry.parts)])
+    func incrementalReplay(seed: UInt64, way: Ferry) throws {
+        let history = HistoryGenerator.generate(seed: seed, configuration: .init(batches: 30, keepsSnapshots: true))
+        let middle = history.checkpoints[history.checkpoints.count / 2]
+        let (before, after) = Self.split(history.ferryLines, at: middle.token)
+        let path = StoreFixture.newPath()
+        try Self.replay(before, into: path)
+        #expect(try Self.state(path) == Self.expected(middle.snapshot))
+        try Self.replay(way == .parts ? after : history.ferryLines, into: path)
+        #expect(try Self.state(path) == Self.expected(history.finalSnapshot))
+        #expect(try RecordStore(path: path).verify().isIntact)
+    }
+
+    enum Ferry: Sendable { case parts, prefixThenWhole }
+
+    @Test("Files decoded on several threads give the store one thread gives, journal included", arguments: [false, true])
+    func parallelFiles(cloudKitForm: Bool) throws {
+        let history = HistoryGenerator.generate(seed: 14, configuration: .init(batches: 40, keepsSnapshots: false))
+        let all = lines(of: cloudKitForm ? history.cloudKitLines : history.ferryLines)
+        let directory = TestScratch.directory()
+        var files: [String] = []
+        for (index, start) in stride(from: 0, to: all.count, by: 7).enumerated() {
+            var bytes: [UInt8] = []
+            for line in all[start..<min(start + 7, all.count)] { bytes += line + [0x0A] }
+            let path = directory + "/part-\(index).ndjson"
+            try write(bytes, to: path)
+            files.append(path)
+        }
+        var stores: [String] = []
+        for threads in [1, 3] {
+            let path = directory + "/s\(threads).sqlite"
+            let replayer = try StoreReplayer(path: path)
+            try replayer.apply(files: files, threads: threads) { try InputFile(path: $0) }
+            try replayer.finish()
+            stores.append(path)
+        }
+        #expect(try Self.state(stores[0]) == Self.state(stores[1]))
+        #expect(try Self.state(stores[0]) == Self.expected(history.finalSnapshot))
+        var journals: [[String]] = []
+        for path in stores {
+            var entries: [String] = []
+            try RecordStore(path: path).changes(since: nil) { entries.append("\($0.sequence) \($0.event)") }
+            journals.append(entries)
+        }
+        #expect(journals[0] == journals[1])
+    }
+
+    @Test("A transaction per checkpoint gives the same state as one per run")
+    func transactionPerCheckpoint() throws {
+        let history = HistoryGenerator.generate(seed: 9, configuration: .init(batches: 25, keepsSnapshots: false))
+        let path = StoreFixture.newPath()
+        try StoreFixture.importRecords([], into: path)
+        try Self.replay(history.ferryLines, into: path, configuration: .init(transaction: .checkpoint))
+        #expect(try Self.state(path) == Self.expected(history.finalSnapshot))
+        #expect(try RecordStore(path: path).verify().isIntact)
+    }
+
+    @Test("The journal exported since any token and replayed on the state at that token gives the final state")
+    func journalExport() throws {
+        let history = HistoryGenerator.generate(seed: 10, configuration: .init(batches: 30, keepsSnapshots: true))
+        let middle = history.checkpoints[history.checkpoints.count / 3]
+        let (before, after) = Self.split(history.ferryLines, at: middle.token)
+        let path = StoreFixture.newPath()
+        try Self.replay(before, into: path)
+        let token = try RecordStore(path: path).currentToken()
+        let copy = StoreFixture.newPath()
+        try Self.replay(before, into: copy)
+        try Self.replay(after, into: path)
+        // What changed in `path` after `token`, applied to a store at that token, gives `path`'s state.
+        let sink = MemorySink()
+        let writer = ChangeLogWriter(sink: sink)
+        let end = try RecordStore(path: path).writeChanges(since: token, to: writer)
+        try writer.finish()
+        #expect(end == (try RecordStore(path: path).currentToken()))
+        try Self.replay(sink.bytes, into: copy)
+        #expect(try Self.state(copy) == Self.state(path))
+        // Nothing after the end; a token of another store is refused.
+        var count = 0
+        try RecordStore(path: path).changes(since: end) { _ in count += 1 }
+        #expect(count == 0)
+        #expect(throws: StoreError.self) { try RecordStore(path: path).changes(since: StoreToken(storeID: "0000", sequence: 1)) { _ in } }
+    }
+
+    @Test("With cascade, deleting a record deletes what points at it with DELETE_SELF")
+    func cascade() throws {
+        var chat = Record(recordName: "chat", recordType: "Chat", zoneID: ZoneID(zoneName: "Z"))
+        chat.fields = ["title": RecordField(.string("t"), type: .string)]
+        var message = Record(recordName: "m", recordType: "Message", zoneID: ZoneID(zoneName: "Z"))
+        message.fields = ["chat": RecordField(.reference(Reference(recordName: "chat", action: .deleteSelf)), type: .reference)]
+        var reaction = Record(recordName: "r", recordType: "Reaction", zoneID: ZoneID(zoneName: "Z"))
+        reaction.fields = ["message": RecordField(.reference(Reference(recordName: "m", action: .deleteSelf)), type: .reference)]
+        var note = Record(recordName: "n", recordType: "Note", zoneID: ZoneID(zoneName: "Z"))
+        note.fields = ["about": RecordField(.reference(Reference(recordName: "chat", action: Reference.Action.none)), type: .reference)]
+        for cascade in [false, true] {
+            let path = StoreFixture.newPath()
+            let replayer = try StoreReplayer(path: path, configuration: .init(cascade: cascade))
+            for record in [chat, message, reaction, note] { try replayer.apply(.recordSaved(record)) }
+            try replayer.apply(.recordDeleted(RecordID(recordName: "chat", zoneID: ZoneID(zoneName: "Z")), recordType: nil))
+            try replayer.finish()
+            let names = Set(try StoreFixture.readAll(path).map(\.recordName))
+            #expect(names == (cascade ? ["n"] : ["m", "r", "n"]))
+            #expect(try RecordStore(path: path).verify().isIntact)
+        }
+    }
+
+    @Test("Anomalies are counted as ferry replay counts them")
+    func anomalies() throws {
+        let zone = ZoneID(zoneName: "Z")
+        var record = Record(recordName: "a", recordType: "T", zoneID: zone, recordChangeTag: "t1")
+        record.parent = Reference(recordName: "missing")
+        let path = StoreFixture.newPath()
+        let replayer = try StoreReplayer(path: path)
+        try replayer.apply(.recordSaved(record))
+        record.fields = ["x": RecordField(.int64(1), type: .int64)]
+        try replayer.apply(.recordSaved(record))
+        try replayer.apply(.recordDeleted(RecordID(recordName: "ghost", zoneID: zone), recordType: nil))
+        try replayer.finish()
+        #expect(replayer.anomalies.count(of: .unchangedChangeTag) == 1)
+        #expect(replayer.anomalies.count(of: .unknownRecordDeleted) == 1)
+        #expect(replayer.anomalies.count(of: .danglingParent) == 1)
+    }
+}

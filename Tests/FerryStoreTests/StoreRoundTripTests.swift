@@ -1,0 +1,130 @@
+import Testing
+import FerryIO
+import FerryNDJSON
+import FerryRecords
+import FerryStore
+import FerryTestSupport
+
+@Suite("Store round trips")
+struct StoreRoundTripTests {
+    @Test("Records imported into a new store come back identical, in the order they were written",
+          arguments: [0, 1, 7, 300])
+    func newStoreRoundTrip(count: Int) throws {
+        let records = StoreFixture.records(count: count, seed: UInt64(count) + 11)
+        let path = StoreFixture.newPath()
+        let statistics = try StoreFixture.importRecords(records, into: path)
+        #expect(statistics.created == count)
+        let back = try StoreFixture.readAll(path)
+        #expect(back.count == records.count)
+        for (a, b) in zip(records, back) {
+            #expect(StoreFixture.json(a) == StoreFixture.json(b))
+        }
+    }
+
+    @Test("A hundred thousand generated records round-trip through a store byte for byte")
+    func largeRoundTrip() throws {
+        var generator = RecordGenerator(seed: 99)
+        let ndjson = generator.ndjson(count: 100_000)
+        let directory = TestScratch.directory()
+        let input = directory + "/in.ndjson"
+        let file = try OutputFile(path: input)
+        try ndjson.withUnsafeBytes { try file.write($0) }
+        try file.commit()
+
+        let store = directory + "/big.sqlite"
+        let reader = NDJSONReader(source: try InputFile(path: input))
+        let writer = try StoreWriter(path: store)
+        while let record = try reader.next() { try writer.write(record) }
+        try writer.finish()
+        #expect(writer.recordCount == 100_000)
+
+        let out = directory + "/out.ndjson"
+        let sink = try OutputFile(path: out)
+        let ndjsonWriter = NDJSONWriter(sink: sink)
+        let storeReader = try StoreRecordReader(path: store)
+        while let record = try storeReader.next() { try ndjsonWriter.write(record) }
+        try ndjsonWriter.finish()
+        try sink.commit()
+        let written = try InputFile(path: out).readAll(limit: 1 << 30)
+        #expect(written == ndjson)
+    }
+
+    @Test("Importing into an existing store adds records in one transaction and journals each")
+    func importIntoExistingStore() throws {
+        let first = StoreFixture.records(count: 50, seed: 1)
+        let second = StoreFixture.records(count: 40, seed: 2).map { record -> Record in
+            var copy = record
+            copy.recordName = "second-" + record.recordName
+            return copy
+        }
+        let path = StoreFixture.newPath()
+        try StoreFixture.importRecords(first, into: path)
+        try StoreFixture.importRecords(second, into: path)
+        let store = try RecordStore(path: path)
+        #expect(try store.recordCount() == 90)
+        let zoneEvents = try store.zones().count
+        #expect(try store.journalCount() == 90 + zoneEvents)
+        #expect(try store.currentToken().sequence == Int64(90 + zoneEvents))
+    }
+
+    @Test("Insert mode refuses a record that exists and leaves the store as it was")
+    func insertConflict() throws {
+        let records = StoreFixture.records(count: 20, seed: 3)
+        let path = StoreFixture.newPath()
+        try StoreFixture.importRecords(records, into: path)
+        let before = try StoreFixture.readAll(path)
+        #expect {
+            try StoreFixture.importRecords([records[5]], into: path)
+        } throws: { error in
+            (error as? StoreError)?.code == .conflict && "\(error)".contains(records[5].recordName)
+        }
+        #expect(try StoreFixture.readAll(path) == before)
+    }
+
+    @Test("A record twice in the input of a new store is a conflict, and no store is left")
+    func duplicateInNewStore() throws {
+        let records = StoreFixture.records(count: 10, seed: 4)
+        let path = StoreFixture.newPath()
+        #expect(throws: StoreError.self) {
+            try StoreFixture.importRecords(records + [records[2]], into: path)
+        }
+        #expect(!FileSystem.exists(path))
+        let leftovers = FileSystem.entries(in: String(path[..<path.lastIndex(of: "/")!]))
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("Replace mode replaces whole records; upsert keeps the fields a new version lacks",
+          arguments: [StoreWriter.Mode.replace, .upsert])
+    func replaceAndUpsert(mode: StoreWriter.Mode) throws {
+        var original = Record(recordName: "r1", recordType: "Note", zoneID: ZoneID(zoneName: "Z"))
+        original.fields = ["a": RecordField(.string("one"), type: .string), "b": RecordField(.int64(2), type: .int64)]
+        var update = Record(recordName: "r1", recordType: "Note", zoneID: ZoneID(zoneName: "Z"))
+        update.fields = ["b": RecordField(.int64(3), type: .int64)]
+        let path = StoreFixture.newPath()
+        try StoreFixture.importRecords([original], into: path)
+        let statistics = try StoreFixture.importRecords([update], into: path, mode: mode)
+        #expect(statistics.modified == 1)
+        let stored = try StoreFixture.readAll(path)
+        #expect(stored.count == 1)
+        #expect(stored[0][field: "b"] == .int64(3))
+        #expect(stored[0][field: "a"] == (mode == .upsert ? .string("one") : nil))
+        // Saving the same record again changes nothing and journals nothing.
+        let journal = try RecordStore(path: path).journalCount()
+        let again = try StoreFixture.importRecords(stored, into: path, mode: mode)
+        #expect(again.unchanged == 1)
+        #expect(try RecordStore(path: path).journalCount() == journal)
+    }
+
+    @Test("Records keep the database they were written to")
+    func databases() throws {
+        let path = StoreFixture.newPath()
+        let record = Record(recordName: "p", recordType: "T")
+        let writer = try StoreWriter(path: path)
+        try writer.write(record, database: "public")
+        try writer.write(record, database: "shared")
+        try writer.finish()
+        let zones = try RecordStore(path: path).zones()
+        #expect(zones.map(\.database) == ["public", "shared"])
+        #expect(try RecordStore(path: path).fetch(names: ["p"], database: "public").recordsJSON.count == 1)
+    }
+}
