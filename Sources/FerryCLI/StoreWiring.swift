@@ -128,8 +128,9 @@ struct StoreSummary {
     var recordCount: Int { counts.reduce(0) { $0 + $1.count } }
 
     var text: String {
+        let liveZones = zones.filter { !$0.isDeleted }.count
         var lines = ["\(path): Ferry store, format \(formatVersion), store \(storeID), \(bytes) bytes (SQLite \(RecordStore.sqliteVersion))",
-                     "\(recordCount) records in \(zones.filter { !$0.isDeleted }.count) zones, \(journalCount) journal entries, token \(token)", ""]
+                     "\(recordCount) record\(recordCount == 1 ? "" : "s") in \(liveZones) zone\(liveZones == 1 ? "" : "s"), \(journalCount) journal entries, token \(token)", ""]
         var rows = [["DATABASE", "ZONE", "OWNER", "RECORDS", "TYPES", "CHANGE TOKEN"]]
         for zone in zones {
             let types = counts.filter { $0.database == zone.database && $0.zoneName == zone.zoneID.zoneName && $0.ownerRecordName == zone.zoneID.ownerRecordName }

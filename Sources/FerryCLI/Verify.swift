@@ -98,7 +98,7 @@ struct Verify: ParsableCommand {
             }
             if result.isIntact {
                 if !json && !quiet {
-                    print("\(path): ok — \(result.recordCount) records in \(result.zoneCount) zones, \(result.journalCount) journal entries "
+                    print("\(path): ok — \(result.recordCount) record\(result.recordCount == 1 ? "" : "s") in \(result.zoneCount) zone\(result.zoneCount == 1 ? "" : "s"), \(result.journalCount) journal entries "
                           + "up to \(result.token); SQLite's integrity check and Ferry's invariants hold")
                 }
                 return nil
