@@ -1,6 +1,13 @@
 #ifndef FERRY_CLIBXML2_SHIM_H
 #define FERRY_CLIBXML2_SHIM_H
 #include <libxml/xmlversion.h>
+// libxml2 built with ICU includes ICU's own headers (<unicode/ucnv.h>) for its converters. They
+// clash with the copy of ICU that Foundation brings (_FoundationICU) in any module that sees
+// both, which fails a fresh build ("'U_MF_…' from module '_FoundationICU' is not present in
+// definition of 'enum UErrorCode'"). Ferry reads UTF-8 only and never touches the converter
+// fields those headers declare (the last two of xmlCharEncodingHandler, a struct Ferry never
+// holds by value), so they are left out.
+#undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlwriter.h>
