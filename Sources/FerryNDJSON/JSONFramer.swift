@@ -18,7 +18,10 @@ import Darwin
 /// history readers. A regular file is cut in place from a mapping (on Linux, where its pages can
 /// be given back behind the reader); other inputs are read into memory a chunk at a time, so
 /// memory stays bounded by the chunk size and the longest line. A pipe's bytes are cut as they
-/// come: a unit waits for whole lines, not for a full chunk.
+/// come: a unit waits for whole lines, not for a full chunk. Documents are read whole: from an
+/// input of unknown size (a pipe, a gzip stream, an archive member) no larger than a line
+/// (``Configuration/maximumStreamedDocumentBytes``), from a regular file up to
+/// ``Configuration/maximumDocumentBytes``.
 ///
 /// A line longer than ``Configuration/maximumLineBytes`` is not held: the framer returns
 /// ``Piece/oversizedLine``, and the caller fails or streams it to a rejects file with
@@ -33,6 +36,10 @@ package final class JSONFramer {
         package var maximumLineBytes: Int
         /// The largest input read as documents (they are read whole).
         package var maximumDocumentBytes: Int
+        /// The largest document read from an input of unknown size (a pipe, a gzip stream, an
+        /// archive member), which is held in memory whole: no more than a line, so that an
+        /// endless document is refused as early as an endless line.
+        package var maximumStreamedDocumentBytes: Int { min(maximumDocumentBytes, maximumLineBytes) }
         /// Deepest JSON nesting accepted (for deciding how a first line is framed).
         package var maximumDepth: Int
         /// Whether a regular file is cut from a mapping rather than read.
@@ -135,7 +142,9 @@ package final class JSONFramer {
         let total = bytes.count
         if kind == nil {
             kind = framing(of: bytes)
-            if kind == .documents && total > configuration.maximumDocumentBytes { throw tooLargeDocument() }
+            if kind == .documents && total > configuration.maximumDocumentBytes {
+                throw tooLargeDocument(limit: configuration.maximumDocumentBytes, isStream: false)
+            }
         }
         let start = mappedOffset
         var cut = total
@@ -198,9 +207,12 @@ package final class JSONFramer {
             }
         }
         if kind == .documents {
-            while !isEOF {
+            let isStream = source.sizeHint == nil
+            let limit = isStream ? configuration.maximumStreamedDocumentBytes : configuration.maximumDocumentBytes
+            while true {
+                if pending.count > limit { throw tooLargeDocument(limit: limit, isStream: isStream) }
+                if isEOF { break }
                 try fill(toAtLeast: pending.count + configuration.chunkSize)
-                if pending.count > configuration.maximumDocumentBytes { throw tooLargeDocument() }
             }
             guard pending.count > 0 else { return nil }
             if pending.count >= configuration.minimumSplitSize {
@@ -370,9 +382,11 @@ package final class JSONFramer {
         return .lines
     }
 
-    private func tooLargeDocument() -> RecordFormatError {
-        RecordFormatError(.tooLarge, "expected a multi-line JSON document of at most \(configuration.maximumDocumentBytes) bytes, found a larger one",
-                          byteOffset: 0, source: source.name, line: 1, column: 1)
+    private func tooLargeDocument(limit: Int, isStream: Bool) -> RecordFormatError {
+        let why = isStream ? " from a stream (held in memory whole, it is held to the line limit; a regular file may hold one of up to "
+            + "\(configuration.maximumDocumentBytes) bytes)" : ""
+        return RecordFormatError(.tooLarge, "expected a multi-line JSON document of at most \(limit) bytes\(why), found a larger one",
+                                 byteOffset: 0, source: source.name, line: 1, column: 1)
     }
 
     /// Whether `bytes` start with a UTF-8 byte order mark.

@@ -17,7 +17,8 @@ import Testing
 ///   40 MiB);
 /// - what streams (records, gzip, tar members, XML) stays under 96 MiB, its start plus about
 ///   64 MiB of buffers;
-/// - a JSON reader holds one line whole, up to `--max-line-bytes` (64 MiB); growing the buffer
+/// - a JSON reader holds one line whole, or one multi-line document read from a stream (a pipe,
+///   a gzip stream, an archive member), up to `--max-line-bytes` (64 MiB); growing the buffer
 ///   copies it once, so it peaks near 40 MiB + 2 × 64 MiB, under 64 MiB + 2 × 64 MiB = 192 MiB;
 /// - XML holds at most one record (64 MiB) and refuses a text node over 10,000,000 bytes and
 ///   elements nested over 32 deep as the bytes arrive.
@@ -55,12 +56,16 @@ struct BoundedMemoryTests {
     }
 
     static let recordsXML = "<records xmlns=\"https://ferry.dev/ns/records/1\" version=\"1\">\n"
+    static let prettyQuery = "{\n  \"records\": [\n    {\n      \"recordName\": \"x\",\n      \"fields\": {\"s\": {\"value\": \""
+    static let prettyZoneChanges = "{\n  \"zones\": [\n    {\n      \"zoneID\": {\"zoneName\": \"Z\"},\n      \"records\": [\n"
+        + "        {\"recordName\": \"x\", \"fields\": {\"s\": {\"value\": \""
     static let recordLine = "{\"recordName\":\"r\",\"recordType\":\"Note\",\"fields\":{\"title\":{\"value\":\"a note of some length\",\"type\":\"STRING\"},\"n\":{\"value\":42,\"type\":\"INT64\"}}}\n"
     static let saveLine = "{\"event\":\"recordSaved\",\"zoneID\":{\"zoneName\":\"Z\"},\"record\":{\"recordName\":\"r\",\"recordType\":\"Note\",\"fields\":{\"n\":{\"value\":42,\"type\":\"INT64\"}}}}\n"
 
     static let recordElement = "<record recordName=\"x\"><fields><int64 name=\"n\">42</int64></fields></record>\n"
 
     static let lineTooLong = ["-:1:1", "expected a line of at most \(lineLimit) bytes"]
+    static let documentTooLarge = ["-:1:1", "expected a multi-line JSON document of at most \(lineLimit) bytes"]
     static let tooDeep = ["-:1:", "nesting"]
     static let early = 256 << 20
 
@@ -83,6 +88,15 @@ struct BoundedMemoryTests {
                  input: [Stretch(repeating: recordLine, count: 32 << 20 - (32 << 20) % recordLine.utf8.count)],
                  outcome: .streamed, ceilingKiB: streamingCeilingKiB),
             // Saved responses, pretty-printed: documents, read whole.
+            Case(reader: "saved response", shape: "a 1 GiB JSON string", arguments: convert,
+                 input: [.once(prettyQuery), Stretch(repeating: "A", count: gibibyte)],
+                 outcome: .refused(documentTooLarge, within: early), ceilingKiB: heldCeilingKiB),
+            Case(reader: "saved response", shape: "a 1 GiB line of whitespace", arguments: convert,
+                 input: [.once("{\n"), Stretch(repeating: " ", count: gibibyte)],
+                 outcome: .refused(documentTooLarge, within: early), ceilingKiB: heldCeilingKiB),
+            Case(reader: "saved response", shape: "1 GiB of records", arguments: convert,
+                 input: [.once("{\n  \"records\": [\n"), Stretch(repeating: "    " + String(recordLine.dropLast()) + ",\n", count: gibibyte)],
+                 outcome: .refused(documentTooLarge, within: early), ceilingKiB: heldCeilingKiB),
             Case(reader: "saved response", shape: "10 million nested arrays", arguments: convert,
                  input: [.once("{\n  \"records\": ")] + nested + [.once("}\n")],
                  outcome: .refused(["-:2:", "nesting"], within: 32 << 20), ceilingKiB: heldCeilingKiB),
@@ -96,6 +110,9 @@ struct BoundedMemoryTests {
                  outcome: .refused(lineTooLong, within: early), ceilingKiB: heldCeilingKiB),
             Case(reader: "history", shape: "10 million nested arrays", arguments: replay, input: nested,
                  outcome: .refused(tooDeep, within: 32 << 20), ceilingKiB: heldCeilingKiB),
+            Case(reader: "history", shape: "a 1 GiB JSON string in a pretty-printed changes/zone response", arguments: replay,
+                 input: [.once(prettyZoneChanges), Stretch(repeating: "A", count: gibibyte)],
+                 outcome: .refused(documentTooLarge, within: early), ceilingKiB: heldCeilingKiB),
             Case(reader: "history", shape: "16 MiB of saves", arguments: ["replay", "-", "--out", "-", "--quiet"],
                  input: [Stretch(repeating: saveLine, count: 16 << 20 - (16 << 20) % saveLine.utf8.count)],
                  outcome: .streamed, ceilingKiB: streamingCeilingKiB),
