@@ -99,6 +99,7 @@ package final class JSONFramer {
         self.source = source
         self.configuration = configuration
         self.sourceIndex = sourceIndex
+        pending.limit = Self.adding(configuration.maximumLineBytes, configuration.chunkSize)
     }
 
     deinit { pending.free() }
@@ -209,6 +210,7 @@ package final class JSONFramer {
         if kind == .documents {
             let isStream = source.sizeHint == nil
             let limit = isStream ? configuration.maximumStreamedDocumentBytes : configuration.maximumDocumentBytes
+            pending.limit = Self.adding(limit, configuration.chunkSize)
             while true {
                 if pending.count > limit { throw tooLargeDocument(limit: limit, isStream: isStream) }
                 if isEOF { break }
@@ -389,6 +391,12 @@ package final class JSONFramer {
                                  byteOffset: 0, source: source.name, line: 1, column: 1)
     }
 
+    /// `a + b`, or `Int.max` where that overflows (a limit may be `Int.max`).
+    private static func adding(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
     /// Whether `bytes` start with a UTF-8 byte order mark.
     package static func startsWithByteOrderMark(_ bytes: some Collection<UInt8>) -> Bool {
         var iterator = bytes.makeIterator()
@@ -408,6 +416,10 @@ package final class JSONFramer {
 private struct PendingBytes {
     private var storage = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var count = 0
+    /// The most the framer holds before it refuses the input (its limit and one read). Growth
+    /// goes straight to it instead of doubling past it: the bytes held at the limit are then in
+    /// memory once, not copied into a buffer twice their size while the old one still holds them.
+    var limit = Int.max
 
     /// The bytes held.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count]) }
@@ -418,7 +430,9 @@ private struct PendingBytes {
     /// Makes room for at least `more` bytes after those held.
     mutating func reserve(_ more: Int) {
         guard storage.count - count < more else { return }
-        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count + more, storage.count * 2), alignment: 16)
+        var size = max(count + more, storage.count * 2)
+        if size < limit && size > limit / 2 { size = limit }
+        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
         if count > 0 { grown.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count) }
         storage.deallocate()
         storage = grown
