@@ -117,6 +117,14 @@ struct BoundedMemoryTests {
             Case(reader: "history", shape: "16 MiB of saves", arguments: ["replay", "-", "--out", "-", "--threads", "2", "--quiet"],
                  input: [Stretch(repeating: saveLine, count: 16 << 20 - (16 << 20) % saveLine.utf8.count)],
                  outcome: .streamed, ceilingKiB: streamingCeilingKiB),
+            // gzip around JSON: the decompressed stream is held to the same limits.
+            Case(reader: "gzip", shape: "a 10 GiB JSON string", arguments: ["convert", "-", "OUT/out.ndjson", "--threads", "2"],
+                 input: [.once(gzip(Array("{\"recordName\":\"x\",\"fields\":{\"s\":{\"value\":\"".utf8))), tenGiBOfLetters],
+                 outcome: .refused(["- (gzip):1:1", "expected a line of at most \(lineLimit) bytes"], within: early), ceilingKiB: heldCeilingKiB),
+            Case(reader: "gzip", shape: "a 10 GiB JSON string in a pretty-printed response", arguments: ["convert", "-", "OUT/out.ndjson", "--threads", "2"],
+                 input: [.once(gzip(Array(prettyQuery.utf8))), tenGiBOfLetters],
+                 outcome: .refused(["- (gzip):1:1", "expected a multi-line JSON document of at most \(lineLimit) bytes"], within: early),
+                 ceilingKiB: heldCeilingKiB),
             // XML.
             Case(reader: "XML", shape: "a 1 GiB text node", arguments: xml,
                  input: [.once(recordsXML + "<record recordName=\"x\"><fields><string name=\"s\">"), Stretch(repeating: "A", count: gibibyte)],
@@ -158,18 +166,34 @@ struct BoundedMemoryTests {
 
     // MARK: gzip and tar
 
-    /// One gzip member of 64 MiB of zeros (about 64 KiB); repeated, any multiple of 64 MiB.
-    static let zerosMember: [UInt8] = {
+    /// One gzip member holding `bytes` `times` over; gzip members concatenated are one stream.
+    static func gzip(_ bytes: [UInt8], times: Int = 1) -> [UInt8] {
         let memory = MemorySink()
         do {
             let sink = try GzipSink(wrapping: memory, configuration: .init(level: 9, threads: 1))
-            let zeros = [UInt8](repeating: 0, count: 1 << 20)
-            for _ in 0..<64 { try sink.write(zeros) }
+            for _ in 0..<times { try sink.write(bytes) }
             try sink.commit()
         } catch {
             return []
         }
         return memory.bytes
+    }
+
+    /// One gzip member of 64 MiB of zeros (about 64 KiB); repeated, any multiple of 64 MiB.
+    static let zerosMember = gzip([UInt8](repeating: 0, count: 1 << 20), times: 64)
+
+    /// 10 GiB of lowercase letters, no newline, as a gzip stream: one member of 1 MiB of
+    /// pseudo-random letters (about 600 KiB, far under the ratio limit), repeated.
+    static let tenGiBOfLetters: Stretch = {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let letters = (0..<(1 << 20)).map { _ -> UInt8 in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(ascii: "a") + UInt8(state % 26)
+        }
+        let member = gzip(letters)
+        return Stretch(repeating: member, count: member.count * (tenGiB >> 20))
     }()
 
     /// 10 GiB of zeros as a gzip stream: one member of 64 MiB of zeros, repeated.
