@@ -67,7 +67,8 @@ struct BoundedMemoryTests {
 
     static let lineTooLong = ["-:1:1", "expected a line of at most \(lineLimit) bytes"]
     static let documentTooLarge = ["-:1:1", "expected a multi-line JSON document of at most \(lineLimit) bytes"]
-    static let tooDeep = ["-:1:", "nesting"]
+    static let tooDeep = ["-:1:513: ", "nesting deeper than 512 levels"]
+    /// How much of a hostile input a refusal at the line limit may take: a few times the limit.
     static let early = 256 << 20
 
     static let cases: [Case] = {
@@ -100,7 +101,7 @@ struct BoundedMemoryTests {
                  outcome: .refused(documentTooLarge, within: early), ceilingKiB: heldCeilingKiB),
             Case(reader: "saved response", shape: "10 million nested arrays", arguments: convert,
                  input: [.once("{\n  \"records\": ")] + nested + [.once("}\n")],
-                 outcome: .refused(["-:2:", "nesting"], within: 32 << 20), ceilingKiB: heldCeilingKiB),
+                 outcome: .refused(["-:2:525: ", "nesting deeper than 512 levels"], within: 32 << 20), ceilingKiB: heldCeilingKiB),
             // Change logs and saved change responses, replayed.
             Case(reader: "history", shape: "a 1 GiB JSON string", arguments: replay,
                  input: [.once("{\"event\":\"recordSaved\",\"record\":{\"recordName\":\"x\",\"fields\":{\"s\":{\"value\":\""),
