@@ -99,7 +99,7 @@ struct Convert: ParsableCommand {
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
-    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted.")
+    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted (also the largest pretty-printed document read from stdin or gzip).")
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {

@@ -37,7 +37,7 @@ struct Diff: ParsableCommand {
     @Flag(help: "Print nothing; only the exit code tells.")
     var quiet = false
 
-    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted.")
+    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted (also the largest pretty-printed document read from stdin or gzip).")
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {

@@ -109,7 +109,7 @@ struct Replay: ParsableCommand {
     @Flag(help: "No summary, anomaly counts or progress on stderr.")
     var quiet = false
 
-    @Option(name: .customLong("max-line-bytes"), help: "Longest history line accepted.")
+    @Option(name: .customLong("max-line-bytes"), help: "Longest history line accepted (also the largest pretty-printed response read from stdin or gzip).")
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {

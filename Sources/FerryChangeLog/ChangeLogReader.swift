@@ -8,7 +8,8 @@ import FerryRecords
 /// (`"event"`), a `records/changes` page, a `changes/zone`, `changes/database` or legacy
 /// `zones/changes` response, or a JSON array of these. A source whose first line does not hold a
 /// complete JSON value (a pretty-printed saved response) is read as whitespace-separated
-/// documents, up to ``Configuration/maximumDocumentBytes``.
+/// documents, up to ``Configuration/maximumDocumentBytes`` (from a source of unknown size — a pipe,
+/// a gzip stream — up to ``Configuration/maximumLineBytes``, since the documents are held whole).
 ///
 /// Errors are ``ChangeLogError``s naming the source, line and column.
 ///
@@ -24,7 +25,8 @@ public final class ChangeLogReader {
         public var defaultZone: ZoneID?
         /// The longest line accepted.
         public var maximumLineBytes: Int
-        /// The largest multi-line document read whole.
+        /// The largest multi-line document read whole; from a source of unknown size (a pipe, a
+        /// gzip stream), no more than ``maximumLineBytes``.
         public var maximumDocumentBytes: Int
         /// Deepest JSON nesting accepted.
         public var maximumDepth: Int

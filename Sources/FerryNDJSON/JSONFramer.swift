@@ -18,7 +18,10 @@ import Darwin
 /// history readers. A regular file is cut in place from a mapping (on Linux, where its pages can
 /// be given back behind the reader); other inputs are read into memory a chunk at a time, so
 /// memory stays bounded by the chunk size and the longest line. A pipe's bytes are cut as they
-/// come: a unit waits for whole lines, not for a full chunk.
+/// come: a unit waits for whole lines, not for a full chunk. Documents are read whole: from an
+/// input of unknown size (a pipe, a gzip stream, an archive member) no larger than a line
+/// (``Configuration/maximumStreamedDocumentBytes``), from a regular file up to
+/// ``Configuration/maximumDocumentBytes``.
 ///
 /// A line longer than ``Configuration/maximumLineBytes`` is not held: the framer returns
 /// ``Piece/oversizedLine``, and the caller fails or streams it to a rejects file with
@@ -33,6 +36,10 @@ package final class JSONFramer {
         package var maximumLineBytes: Int
         /// The largest input read as documents (they are read whole).
         package var maximumDocumentBytes: Int
+        /// The largest document read from an input of unknown size (a pipe, a gzip stream, an
+        /// archive member), which is held in memory whole: no more than a line, so that an
+        /// endless document is refused as early as an endless line.
+        package var maximumStreamedDocumentBytes: Int { min(maximumDocumentBytes, maximumLineBytes) }
         /// Deepest JSON nesting accepted (for deciding how a first line is framed).
         package var maximumDepth: Int
         /// Whether a regular file is cut from a mapping rather than read.
@@ -92,6 +99,7 @@ package final class JSONFramer {
         self.source = source
         self.configuration = configuration
         self.sourceIndex = sourceIndex
+        pending.limit = Self.adding(configuration.maximumLineBytes, configuration.chunkSize)
     }
 
     deinit { pending.free() }
@@ -135,7 +143,9 @@ package final class JSONFramer {
         let total = bytes.count
         if kind == nil {
             kind = framing(of: bytes)
-            if kind == .documents && total > configuration.maximumDocumentBytes { throw tooLargeDocument() }
+            if kind == .documents && total > configuration.maximumDocumentBytes {
+                throw tooLargeDocument(limit: configuration.maximumDocumentBytes, isStream: false)
+            }
         }
         let start = mappedOffset
         var cut = total
@@ -198,9 +208,13 @@ package final class JSONFramer {
             }
         }
         if kind == .documents {
-            while !isEOF {
+            let isStream = source.sizeHint == nil
+            let limit = isStream ? configuration.maximumStreamedDocumentBytes : configuration.maximumDocumentBytes
+            pending.limit = Self.adding(limit, configuration.chunkSize)
+            while true {
+                if pending.count > limit { throw tooLargeDocument(limit: limit, isStream: isStream) }
+                if isEOF { break }
                 try fill(toAtLeast: pending.count + configuration.chunkSize)
-                if pending.count > configuration.maximumDocumentBytes { throw tooLargeDocument() }
             }
             guard pending.count > 0 else { return nil }
             if pending.count >= configuration.minimumSplitSize {
@@ -370,9 +384,17 @@ package final class JSONFramer {
         return .lines
     }
 
-    private func tooLargeDocument() -> RecordFormatError {
-        RecordFormatError(.tooLarge, "expected a multi-line JSON document of at most \(configuration.maximumDocumentBytes) bytes, found a larger one",
-                          byteOffset: 0, source: source.name, line: 1, column: 1)
+    private func tooLargeDocument(limit: Int, isStream: Bool) -> RecordFormatError {
+        let why = isStream ? " from a stream (held in memory whole, it is held to the line limit; a regular file may hold one of up to "
+            + "\(configuration.maximumDocumentBytes) bytes)" : ""
+        return RecordFormatError(.tooLarge, "expected a multi-line JSON document of at most \(limit) bytes\(why), found a larger one",
+                                 byteOffset: 0, source: source.name, line: 1, column: 1)
+    }
+
+    /// `a + b`, or `Int.max` where that overflows (a limit may be `Int.max`).
+    private static func adding(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
     }
 
     /// Whether `bytes` start with a UTF-8 byte order mark.
@@ -394,6 +416,10 @@ package final class JSONFramer {
 private struct PendingBytes {
     private var storage = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var count = 0
+    /// The most the framer holds before it refuses the input (its limit and one read). Growth
+    /// goes straight to it instead of doubling past it: the bytes held at the limit are then in
+    /// memory once, not copied into a buffer twice their size while the old one still holds them.
+    var limit = Int.max
 
     /// The bytes held.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count]) }
@@ -404,7 +430,9 @@ private struct PendingBytes {
     /// Makes room for at least `more` bytes after those held.
     mutating func reserve(_ more: Int) {
         guard storage.count - count < more else { return }
-        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count + more, storage.count * 2), alignment: 16)
+        var size = max(count + more, storage.count * 2)
+        if size < limit && size > limit / 2 { size = limit }
+        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
         if count > 0 { grown.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count) }
         storage.deallocate()
         storage = grown

@@ -29,7 +29,8 @@ public final class NDJSONParallelConverter {
         public var chunkSize: Int
         /// The longest line accepted.
         public var maximumLineBytes: Int
-        /// The largest multi-line document (pretty-printed response) read whole.
+        /// The largest multi-line document (pretty-printed response) read whole; from a source of
+        /// unknown size (a pipe, a gzip stream), no more than ``maximumLineBytes``.
         public var maximumDocumentBytes: Int
         /// Deepest JSON nesting accepted.
         public var maximumDepth: Int

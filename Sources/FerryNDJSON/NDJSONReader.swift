@@ -12,7 +12,9 @@ import FerryRecords
 /// `records/modify` / `records/changes` response (`{"records": […], …}`), a `changes/zone`
 /// response (records inside `zones`), or a JSON array of these. An input whose first line does
 /// not hold a complete value (a pretty-printed response) is read as one or more
-/// whitespace-separated JSON documents instead, up to ``Configuration/maximumDocumentBytes``.
+/// whitespace-separated JSON documents instead, up to ``Configuration/maximumDocumentBytes``
+/// (from a source of unknown size — a pipe, a gzip stream — up to ``Configuration/maximumLineBytes``,
+/// since the documents are held whole).
 /// Responses that only list zones hold no records; they are noted in ``zoneListings``.
 ///
 /// Errors name the source, line, column (in characters) and record index. With
@@ -26,7 +28,8 @@ public final class NDJSONReader: RecordReader {
     public struct Configuration: Sendable {
         /// The longest line accepted. CloudKit's own limit is 1 MB per record; the default leaves room.
         public var maximumLineBytes: Int = 64 << 20
-        /// The largest multi-line document (pretty-printed response) read whole.
+        /// The largest multi-line document (pretty-printed response) read whole; from a source of
+        /// unknown size (a pipe, a gzip stream), no more than ``maximumLineBytes``.
         public var maximumDocumentBytes: Int = 1 << 30
         /// Deepest JSON nesting accepted.
         public var maximumDepth: Int = 512

@@ -44,7 +44,7 @@ final class GeneratedSource: ByteSource {
 
 /// Hostile inputs far larger than memory, generated as they are read, are refused at a limit
 /// having read little of them, or streamed. How much memory that takes is measured on a `ferry`
-/// process of its own (`ArchiveMemoryTests` in FerryCLITests): a test process's resident size
+/// process of its own (`BoundedMemoryTests` in FerryCLITests): a test process's resident size
 /// counts every test running alongside, and moved by 250 MiB in a full run.
 @Suite("Hostile sizes are refused at a limit or streamed")
 struct HostileSizeTests {

@@ -7,10 +7,6 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @Suite("Archives on the command line")
 struct ArchiveCommandTests {
     let samples = samplesDirectory()
@@ -220,121 +216,6 @@ struct ArchiveCommandTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.ndjson"))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains("ferry-") }
         #expect(leftovers.isEmpty, "\(leftovers)")
-    }
-}
-
-/// Hostile input far larger than memory, fed to a `ferry` process on standard input as it is
-/// generated (never written out), while the child's own peak RSS is sampled (`SpawnedProcess`,
-/// Linux `VmHWM`; elsewhere only the limits are checked). A `ferry` process on a small archive
-/// peaks at about 25 MiB, so the ceiling of 96 MiB allows it about 64 MiB more.
-@Suite("Archive commands in bounded memory on hostile input")
-struct ArchiveMemoryTests {
-    static let ceilingKiB = 96 << 10
-    static let tenGiB = 10 << 30
-
-    /// One gzip member of 64 MiB of zeros (about 64 KiB); repeated, any multiple of 64 MiB.
-    static let zerosMember: [UInt8] = {
-        let memory = MemorySink()
-        do {
-            let sink = try GzipSink(wrapping: memory, configuration: .init(level: 9, threads: 1))
-            let zeros = [UInt8](repeating: 0, count: 1 << 20)
-            for _ in 0..<64 { try sink.write(zeros) }
-            try sink.commit()
-        } catch {
-            return []
-        }
-        return memory.bytes
-    }()
-
-    /// The tar headers of a member `name` declaring `size` bytes (a pax `size` record, as every
-    /// member over 8 GiB has).
-    static func header(name: String, size: Int) throws -> [UInt8] {
-        let sink = MemorySink()
-        try TarWriter(sink: sink, modificationTime: 0).beginMember(name: name, size: size)
-        return sink.bytes
-    }
-
-    /// Runs `ferry ARGUMENTS` and sends it `prefix`, then `chunk` until `total` bytes were sent or
-    /// it stopped reading; returns its exit status, standard error, the bytes it took and its peak.
-    static func feed(_ arguments: [String], prefix: [UInt8] = [], chunk: [UInt8], total: Int,
-                     baselineAfter: Int? = nil) throws -> (status: Int32, error: String, sent: Int, peakKiB: Int?, baselineKiB: Int?) {
-        let dir = scratchDirectory()
-        let child = try SpawnedProcess(try ferryBinary(), arguments, stderrPath: dir + "/stderr.txt")
-        var open = child.send(prefix)
-        var sent = 0
-        var baseline: Int?
-        while open && sent < total {
-            open = child.send(Array(chunk.prefix(total - sent)))
-            if open { sent += min(chunk.count, total - sent) }
-            if let after = baselineAfter, baseline == nil, sent >= after { baseline = child.peakKiB }
-        }
-        let peak = child.peakKiB
-        let status = child.wait()
-        let error = (try? String(contentsOfFile: dir + "/stderr.txt", encoding: .utf8)) ?? ""
-        print("ferry \(arguments.joined(separator: " ")): took \(sent >> 10) KiB, peak RSS "
-              + (peak.map { "\($0 >> 10) MiB" } ?? "unknown") + (baseline.map { " (\($0 >> 10) MiB once streaming)" } ?? "")
-              + ", exit \(status)")
-        return (status, error, sent, peak, baseline)
-    }
-
-    @Test("ferry verify --max-bytes stops 10 GiB of gzip-compressed zeros on stdin at the limit, in bounded memory")
-    func verifyStopsAtMaxBytes() throws {
-        let total = Self.zerosMember.count * (Self.tenGiB >> 26)
-        let run = try Self.feed(["verify", "--max-bytes", "512M", "--max-ratio", "0", "-"], chunk: Self.zerosMember, total: total)
-        #expect(run.status == 1)
-        #expect(run.error.contains("decompression failed") && run.error.contains("maximumOutputBytes"), "\(run.error)")
-        #expect(run.sent < total / 8, "ferry took \(run.sent) of \(total) compressed bytes")
-        #if os(Linux)
-        let peak = try #require(run.peakKiB, "no VmHWM read from /proc")
-        #expect(peak < Self.ceilingKiB, "peak RSS \(peak >> 10) MiB")
-        #endif
-    }
-
-    @Test("ferry verify stops 10 GiB of gzip-compressed zeros at the default ratio limit soon after the first MiB")
-    func verifyStopsAtMaxRatio() throws {
-        let total = Self.zerosMember.count * (Self.tenGiB >> 26)
-        let run = try Self.feed(["verify", "-"], chunk: Self.zerosMember, total: total)
-        #expect(run.status == 1)
-        #expect(run.error.contains("maximumRatio"), "\(run.error)")
-        #expect(run.sent < 4 << 20)
-    }
-
-    @Test("ferry convert refuses a tar member declaring 10 GiB of one endless line at --max-line-bytes, in bounded memory")
-    func convertStopsAnEndlessLine() throws {
-        let dir = scratchDirectory()
-        let header = try Self.header(name: "exports/huge.ndjson", size: Self.tenGiB)
-        let line = Array(String(repeating: "{\"recordName\":", count: 1 << 16).utf8)
-        let run = try Self.feed(["convert", "-", dir + "/out.ndjson", "--max-line-bytes", String(8 << 20)], prefix: header,
-                                chunk: line, total: Self.tenGiB)
-        #expect(run.status == 1)
-        #expect(run.error.contains("member exports/huge.ndjson") && run.error.contains("invalid record"), "\(run.error)")
-        #expect(run.sent < 64 << 20, "ferry took \(run.sent) bytes")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/out.ndjson"))
-        #if os(Linux)
-        let peak = try #require(run.peakKiB, "no VmHWM read from /proc")
-        #expect(peak < Self.ceilingKiB, "peak RSS \(peak >> 10) MiB")
-        #endif
-    }
-
-    /// Every byte of a member goes through SHA-256, about 8 MB/s in a debug build: 32 MiB take
-    /// about 4 s of CPU.
-    @Test("ferry extract streams a member declaring 10 GiB through in pieces: memory does not grow with it")
-    func extractStreamsAHugeMember() throws {
-        let dir = scratchDirectory()
-        let header = try Self.header(name: "assets/huge", size: Self.tenGiB)
-        let streamed = 32 << 20
-        let run = try Self.feed(["extract", "-", dir + "/out"], prefix: header, chunk: [UInt8](repeating: 7, count: 1 << 20),
-                                total: streamed, baselineAfter: 2 << 20)
-        #expect(run.status == 1)
-        #expect(run.error.contains("member assets/huge") && run.error.contains("truncated"), "\(run.error)")
-        #expect(run.sent == streamed)
-        let leftovers = (try? FileManager.default.subpathsOfDirectory(atPath: dir + "/out")) ?? []
-        #expect(leftovers.isEmpty, "\(leftovers)")
-        #if os(Linux)
-        let peak = try #require(run.peakKiB, "no VmHWM read from /proc")
-        let baseline = try #require(run.baselineKiB)
-        #expect(peak - baseline < streamed >> 11, "peak RSS grew \((peak - baseline) >> 10) MiB while 30 MiB streamed")
-        #endif
     }
 }
 

@@ -32,6 +32,27 @@ func sample(_ name: String) throws -> [UInt8] {
 struct NDJSONReaderTests {
     static let samples = ["chat.ndjson", "shopping.ndjson", "edge-cases.ndjson", "query-response.json"]
 
+    @Test("A pretty-printed response from a stream is held to the line limit, from a regular file to the document limit")
+    func streamedDocumentLimit() throws {
+        var text = "{\n  \"records\": [\n"
+        for i in 0..<200 { text += "    {\"recordName\": \"r\(i)\"},\n" }
+        text += "    {\"recordName\": \"last\"}\n  ]\n}\n"
+        let configuration = NDJSONReader.Configuration(maximumLineBytes: 1024)
+        for chunkSize in [.max, 100] {
+            let error = #expect(throws: RecordFormatError.self) { try readAll(Array(text.utf8), chunkSize: chunkSize, configuration: configuration) }
+            #expect(error?.description == "input:1:1: expected a multi-line JSON document of at most 1024 bytes from a stream (held in memory "
+                    + "whole, it is held to the line limit; a regular file may hold one of up to 1073741824 bytes), found a larger one")
+        }
+        let path = TestScratch.directory() + "/pretty.json"
+        let file = try OutputFile(path: path)
+        try file.write(text)
+        try file.commit()
+        let reader = NDJSONReader(source: try InputFile(path: path), configuration: configuration)
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        #expect(count == 201)
+    }
+
     @Test("Samples read the same at every chunk boundary", arguments: samples)
     func chunkBoundaries(name: String) throws {
         let bytes = try sample(name)
