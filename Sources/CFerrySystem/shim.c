@@ -4,6 +4,7 @@
 #endif
 #include <sched.h>
 #endif
+#include <fcntl.h>
 #include <string.h>
 #include "CFerrySystem.h"
 #if defined(__GLIBC__)
@@ -25,6 +26,14 @@ int CFerrySystem_allowedCPUCount(void) {
         return 0;
     }
     return CPU_COUNT(&set);
+#else
+    return 0;
+#endif
+}
+
+int CFerrySystem_temporaryFileFlag(void) {
+#ifdef O_TMPFILE
+    return O_TMPFILE;
 #else
     return 0;
 #endif

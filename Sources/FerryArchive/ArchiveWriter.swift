@@ -8,7 +8,9 @@ import FerryRecords
 /// Because the manifest comes first but lists the size and SHA-256 of every later member, members
 /// are staged in a temporary directory as they are added (streaming: memory does not grow with
 /// the data; one file stays open per zone) and the tar is assembled in ``finish()``, which
-/// commits the output atomically. The staging directory is removed in every case.
+/// commits the output atomically. The staging directory (`.NAME.ferry-stage-PID-XXXXXX` beside
+/// the output) is removed in every case but SIGKILL; the next archive written in that folder
+/// removes one a killed run left.
 ///
 /// ```swift
 /// let writer = try ArchiveWriter(path: "store.tar.gz")
@@ -73,24 +75,30 @@ public final class ArchiveWriter {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let staging = configuration.stagingDirectory.map { $0 + "/.ferry-stage-XXXXXX" }
-            ?? (directory.isEmpty ? "/" : directory) + "/." + base + ".ferry-stage-XXXXXX"
-        try self.init(name: path, stagingTemplate: staging, configuration: configuration) { try OutputFile(path: path) }
+        let staging = configuration.stagingDirectory.map { $0 + "/.ferry-stage-" }
+            ?? (directory.isEmpty ? "/" : directory) + "/." + base + ".ferry-stage-"
+        try self.init(name: path, stagingPrefix: staging, configuration: configuration) { try OutputFile(path: path) }
     }
 
     /// Creates a writer onto `sink` (standard output, memory), committed by ``finish()``.
     ///
     /// - Throws: ``ArchiveError`` when the staging directory cannot be created.
     public convenience init(sink: any ByteSink, configuration: Configuration = Configuration()) throws {
-        let staging = (configuration.stagingDirectory ?? FileSystem.temporaryDirectory) + "/.ferry-stage-XXXXXX"
-        try self.init(name: sink.name, stagingTemplate: staging, configuration: configuration) { sink }
+        let staging = (configuration.stagingDirectory ?? FileSystem.temporaryDirectory) + "/.ferry-stage-"
+        try self.init(name: sink.name, stagingPrefix: staging, configuration: configuration) { sink }
     }
 
-    private init(name: String, stagingTemplate: String, configuration: Configuration,
+    /// `stagingPrefix` is the staging folder's path up to the process ID (`DIR/.NAME.ferry-stage-`);
+    /// the stale staging folders of dead runs in `DIR` are removed first.
+    private init(name: String, stagingPrefix: String, configuration: Configuration,
                  makeSink: @escaping () throws -> any ByteSink) throws {
         self.name = name
         self.configuration = configuration
         self.makeSink = makeSink
+        if let slash = stagingPrefix.lastIndex(of: "/") {
+            FileSystem.removeStaleTemporaries(in: slash == stagingPrefix.startIndex ? "/" : String(stagingPrefix[..<slash]))
+        }
+        let stagingTemplate = FileSystem.temporaryTemplate(prefix: stagingPrefix)
         guard let staging = FileSystem.makeTemporaryDirectory(template: stagingTemplate) else {
             throw ArchiveError(.ioFailure, "cannot create the staging directory `\(stagingTemplate)`",
                                archive: name, underlying: FerryIOError(.createTemporary, path: stagingTemplate,

@@ -58,6 +58,9 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("Sort by a field or system key, stable; large inputs sort on disk.", valueName: "key[:desc]"))
     var sort: String?
 
+    @Option(help: ArgumentHelp("With --sort: memory for records before sorted runs spill to $TMPDIR (default 512M).", valueName: "SIZE"))
+    var sortMemory: String?
+
     @Option(help: "Write at most N records.")
     var limit: Int?
 
@@ -111,6 +114,9 @@ struct Convert: ParsableCommand {
         }
         if let sort, RecordSortKey(parsing: sort) == nil {
             throw ValidationError("--sort expects key[:asc|:desc], found '\(sort)'")
+        }
+        if let sortMemory, parseSize(sortMemory) == nil {
+            throw ValidationError("--sort-memory expects a size such as 64M or 2G, found '\(sortMemory)'")
         }
         if let limit, limit < 0 {
             throw ValidationError("--limit expects a number ≥ 0, found \(limit)")
@@ -199,7 +205,8 @@ struct Convert: ParsableCommand {
         let filter = try wherePredicate.map { try RecordFilter(parsing: $0, arguments: try predicateInput.arguments()) }
         let transform = RecordTransform(types: Set(types), zones: Set(zones), filter: filter,
                                         keys: keys.map { Set($0.split(separator: ",").map { String($0).trimmed }) })
-        let sorter = sort.flatMap(RecordSortKey.init(parsing:)).map { RecordSorter(key: $0) }
+        let budget = sortMemory.flatMap(parseSize) ?? (512 << 20)
+        let sorter = sort.flatMap(RecordSortKey.init(parsing:)).map { RecordSorter(key: $0, memoryBudget: budget) }
         let pipeline = RecordPipeline(writer: writer, transform: transform,
                                       policy: onError == .skip ? .skip(rejects: rejects) : .fail,
                                       threads: threads ?? Processors.available, buffer: sorter, limit: limit)

@@ -82,7 +82,9 @@ enum StoreCarryOver {
             try output.archive.addZone(zone.zoneID, database: zone.database)
             if let token = zone.syncToken { try output.archive.setChangeToken(token, for: zone.zoneID, database: zone.database) }
         }
-        guard let directory = FileSystem.makeTemporaryDirectory(template: FileSystem.temporaryDirectory + "/ferry-journal-XXXXXX") else {
+        FileSystem.removeStaleTemporaries(in: FileSystem.temporaryDirectory)
+        guard let directory = FileSystem.makeTemporaryDirectory(
+            template: FileSystem.temporaryTemplate(prefix: FileSystem.temporaryDirectory + "/.ferry-journal-")) else {
             throw CommandFailure(message: "cannot make a temporary folder for the store's journal in \(FileSystem.temporaryDirectory)")
         }
         defer { FileSystem.removeTree(directory) }

@@ -6,17 +6,27 @@ import Musl
 import Darwin
 #endif
 
-/// A buffered output that becomes visible only when committed.
+/// A buffered output that becomes visible only when committed, whole.
 ///
-/// For a path, bytes go to a temporary file in the same directory (`.NAME.ferry-XXXXXX`), which
-/// ``commit()`` renames over the target. If the process fails or the sink is dropped without a
-/// commit, the temporary file is removed, so a failed run never leaves a partial output. `-` writes
-/// to standard output, and a device or FIFO (`/dev/null`, a named pipe) is written through;
-/// neither can be made atomic.
+/// For a path on Linux, bytes go to an unnamed file in the target's directory (`open` with
+/// `O_TMPFILE`), which ``commit()`` links to the target's name (`linkat` through
+/// `/proc/self/fd`) or, when the target exists, links to a temporary name beside it and renames
+/// over it, so a reader sees the old file or the new one, never part of one. A run that fails,
+/// or is killed at any point, leaves no file behind. Where unnamed files are not supported (some
+/// file systems, macOS), bytes go to a named temporary beside the target
+/// (`.NAME.ferry-PID-XXXXXX`) renamed over it by ``commit()``; a failed or interrupted run
+/// removes it, and one killed with SIGKILL leaves it for the next run in that directory to
+/// remove (see ``FileSystem/removeStaleTemporaries(in:)``, which opening an output runs once per
+/// directory). `-` writes to standard output, and a device or FIFO (`/dev/null`, a named pipe)
+/// is written through; neither can be made atomic.
 public final class OutputFile: ByteSink {
     public let name: String
     private var fd: Int32
+    /// The named temporary file that ``commit()`` renames over the target, if any.
     private let temporaryPath: String?
+    /// For an unnamed file (`O_TMPFILE`): the prefix, directory included, of the temporary name
+    /// it is linked to before it is renamed over an existing target.
+    private let unnamedPrefix: String?
     /// Whether `fd` is ours to close (not standard output).
     private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
@@ -31,6 +41,7 @@ public final class OutputFile: ByteSink {
         if path == "-" {
             fd = 1
             temporaryPath = nil
+            unnamedPrefix = nil
             ownsDescriptor = false
             return
         }
@@ -44,20 +55,35 @@ public final class OutputFile: ByteSink {
             if fd < 0 { throw FerryIOError(.open, path: path, errno: Syscall.errno) }
             self.fd = fd
             temporaryPath = nil
+            unnamedPrefix = nil
             ownsDescriptor = true
             return
         }
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        guard let (fd, temp) = Syscall.makeTemporary(template: directory + "." + base + ".ferry-XXXXXX") else {
+        let prefix = directory + "." + base + ".ferry-"
+        FileSystem.removeStaleTemporariesOnce(in: directory)
+        ownsDescriptor = true
+        #if os(Linux)
+        let unnamed = Syscall.openUnnamed(inDirectory: directory.isEmpty ? "." : directory, mode: 0o666)
+        if unnamed >= 0 {
+            fd = unnamed
+            temporaryPath = nil
+            unnamedPrefix = prefix
+            return
+        }
+        // Not supported here (EOPNOTSUPP, EISDIR, EINVAL), or the directory is unusable: a named
+        // temporary works or says why not.
+        #endif
+        guard let (fd, temp) = Syscall.makeTemporary(template: FileSystem.temporaryTemplate(prefix: prefix)) else {
             throw FerryIOError(.createTemporary, path: path, errno: Syscall.errno)
         }
         // mkstemp creates 0600; give the output the permissions a normal file would get.
         Syscall.fchmod(fd, 0o666 & ~Syscall.currentUmask())
         self.fd = fd
         temporaryPath = temp
-        ownsDescriptor = true
+        unnamedPrefix = nil
         TemporaryFiles.shared.register(temp)
     }
 
@@ -99,6 +125,12 @@ public final class OutputFile: ByteSink {
             throw error
         }
         isFinished = true
+        #if os(Linux)
+        if let unnamedPrefix {
+            try publishUnnamed(temporaryPrefix: unnamedPrefix)
+            return
+        }
+        #endif
         guard let temporaryPath else {
             if ownsDescriptor {
                 let closeError = Syscall.close(fd)
@@ -121,6 +153,28 @@ public final class OutputFile: ByteSink {
             throw FerryIOError(.rename, path: name, errno: renameError)
         }
     }
+
+    #if os(Linux)
+    /// Gives the unnamed file the target's name: linked to it when it does not exist, else
+    /// linked to a temporary name beside it and renamed over it (a link never replaces a file).
+    private func publishUnnamed(temporaryPrefix: String) throws {
+        var error = Syscall.link(descriptor: fd, to: name)
+        if error == EEXIST {
+            let temporary = FileSystem.temporaryName(prefix: temporaryPrefix)
+            TemporaryFiles.shared.register(temporary)
+            error = Syscall.link(descriptor: fd, to: temporary)
+            if error == 0 {
+                error = Syscall.rename(temporary, name)
+                if error != 0 { _ = Syscall.unlink(temporary) }
+            }
+            TemporaryFiles.shared.unregister(temporary)
+        }
+        let closeError = Syscall.close(fd)
+        fd = -1
+        if error != 0 { throw FerryIOError(.rename, path: name, errno: error) }
+        if closeError != 0 { throw FerryIOError(.close, path: name, errno: closeError) }
+    }
+    #endif
 
     /// Discards everything written: removes the temporary file. Standard output cannot be unwritten.
     public func abandon() {

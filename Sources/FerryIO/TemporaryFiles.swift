@@ -14,8 +14,10 @@ import Darwin
 /// message and exit code 1, as a data error. (Elsewhere SIGBUS also means a protection fault,
 /// so it is left alone.)
 ///
-/// A process killed with SIGKILL cannot clean up; its temporary file keeps a `.ferry-` name
-/// beside the target and never takes the target's name.
+/// A process killed with SIGKILL cannot clean up. Its outputs on Linux have no name until they
+/// are committed (``OutputFile``), so they vanish with it; the temporaries it had to name
+/// (`.NAME.ferry-PID-…`, staging folders, sort runs) never take a target's name, and the next
+/// Ferry run in their folder removes them (``FileSystem/removeStaleTemporaries(in:)``).
 public final class TemporaryFiles: @unchecked Sendable {
     /// The process-wide registry.
     public static let shared = TemporaryFiles()

@@ -73,8 +73,9 @@ public struct RecordSortKey: Sendable, Equatable {
 /// Sorts records stably, in memory up to a budget, then in sorted runs on disk merged at the end.
 ///
 /// Sorting needs every record before the first can be written: memory is bounded by
-/// ``memoryBudget`` (encoded bytes held), and larger inputs spill runs to temporary files next to
-/// `temporaryDirectory`, which are removed afterwards.
+/// ``memoryBudget`` (encoded bytes held), and larger inputs spill runs to temporary files in
+/// `temporaryDirectory` (`$TMPDIR` by default), named `.ferry-sort-PID-…` and removed afterwards,
+/// or on SIGINT/SIGTERM. Runs a killed sort left are removed by the next sort that spills there.
 public final class RecordSorter {
     private let sortKey: RecordSortKey
     private let memoryBudget: Int
@@ -83,14 +84,19 @@ public final class RecordSorter {
     private var heldBytes = 0
     private var runs: [String] = []
 
-    public init(key: RecordSortKey, memoryBudget: Int = 512 << 20, temporaryDirectory: String = "/tmp") {
+    public init(key: RecordSortKey, memoryBudget: Int = 512 << 20, temporaryDirectory: String = FileSystem.temporaryDirectory) {
         sortKey = key
         self.memoryBudget = memoryBudget
         self.temporaryDirectory = temporaryDirectory
+        // Runs a killed sort left behind (one readdir of the folder per process).
+        FileSystem.removeStaleTemporariesOnce(in: temporaryDirectory)
     }
 
     deinit {
-        for run in runs { try? FileSystem.remove(run) }
+        for run in runs {
+            try? FileSystem.remove(run)
+            TemporaryFiles.shared.unregister(run)
+        }
     }
 
     /// Adds a record.
@@ -122,12 +128,13 @@ public final class RecordSorter {
 
     private func spill() throws {
         sortEntries()
-        let path = temporaryDirectory + "/ferry-sort-\(getpidValue())-\(runs.count).ndjson"
+        let path = temporaryDirectory + "/" + FileSystem.temporaryName(prefix: ".ferry-sort-") + "-\(runs.count).ndjson"
         let file = try OutputFile(path: path)
         let writer = NDJSONWriter(sink: file)
         for entry in entries { try writer.write(entry.record) }
         try writer.finish()
         runs.append(path)
+        TemporaryFiles.shared.register(path)
         entries.removeAll(keepingCapacity: false)
         heldBytes = 0
     }
@@ -162,15 +169,5 @@ public final class RecordSorter {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-private func getpidValue() -> Int32 { getpid() }
 
 extension RecordSorter: RecordBuffer {}

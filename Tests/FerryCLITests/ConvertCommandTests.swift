@@ -99,6 +99,27 @@ struct ConvertCommandTests {
         #expect(merged == expected)
     }
 
+    @Test("Sort runs are Ferry temporaries of this process, gone after the merge; a dead run's runs are removed")
+    func sortRunsAreTemporaries() throws {
+        let dir = scratchDirectory()
+        try write("stale run", to: dir + "/.ferry-sort-999999999-0-1f.ndjson")
+        try write("not ours", to: dir + "/notes.txt")
+        var text = ""
+        for i in 0..<200 { text += #"{"recordName":"r\#(i)","fields":{"k":{"value":\#(i % 7),"type":"INT64"}}}"# + "\n" }
+        try write(text, to: dir + "/in.ndjson")
+        do {
+            let sorter = RecordSorter(key: RecordSortKey(parsing: "k")!, memoryBudget: 2_000, temporaryDirectory: dir)
+            for r in try records(at: dir + "/in.ndjson") { try sorter.add(r) }
+            let runs = FileSystem.entries(in: dir).filter { $0.hasPrefix(".ferry-sort-") }
+            #expect(!runs.isEmpty)
+            #expect(runs.allSatisfy { FileSystem.temporaryOwner(ofName: $0) == FileSystem.processID })
+            var count = 0
+            try sorter.finish { _ in count += 1; return true }
+            #expect(count == 200)
+        }
+        #expect(Set(FileSystem.entries(in: dir)) == ["in.ndjson", "notes.txt"])
+    }
+
     @Test("Bad input exits 1 with a positioned message and leaves no output file")
     func dataErrors() throws {
         let dir = scratchDirectory()

@@ -313,10 +313,24 @@ struct ReplayCommandTests {
     /// Waits (up to 20 s) until `process` has created its temporary `state.ndjson` in `dir`, or ended.
     private static func waitForTemporaryOutput(in dir: String, of process: Process) {
         var waited = 0
-        while !files(in: dir).contains(where: { $0.hasPrefix(".state.ndjson.ferry-") }) && waited < 2000 && process.isRunning {
+        while !hasTemporaryOutput(in: dir, of: process) && waited < 2000 && process.isRunning {
             usleep(10_000)
             waited += 1
         }
+    }
+
+    /// Whether the process has its output open: a named temporary beside it, or on Linux an
+    /// unnamed file (O_TMPFILE) in `dir` among its descriptors (`/proc/PID/fd/N → DIR/#INODE (deleted)`).
+    private static func hasTemporaryOutput(in dir: String, of process: Process) -> Bool {
+        if files(in: dir).contains(where: { $0.hasPrefix(".state.ndjson.ferry-") }) { return true }
+        #if os(Linux)
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? [] {
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + name),
+               target.hasPrefix(dir + "/#") { return true }
+        }
+        #endif
+        return false
     }
 
     @Test("A killed replay leaves no file under the output name, and running it again succeeds", arguments: [SIGTERM, SIGKILL])

@@ -10,7 +10,8 @@ import FerryIO
 /// Members nothing vouches for yet (before a later manifest, or in an archive without one) are
 /// staged: written whole into a hidden folder inside the root (so that moving them into place is
 /// a rename on the same file system), closed, and moved only when the reader says so. The
-/// staging folder is removed by ``removeStaging()`` whatever happened.
+/// staging folder (`.ferry-staging-PID-XXXXXX`) is removed by ``removeStaging()`` whatever
+/// happened; one that a killed extraction left is removed by the next extraction into the folder.
 final class ArchiveExtractor {
     private let root: String
     private let archive: String
@@ -26,6 +27,8 @@ final class ArchiveExtractor {
             throw ArchiveError(.ioFailure, "cannot create the target directory `\(root)`", archive: archive,
                                underlying: FerryIOError(.open, path: root, errno: error == 0 ? nil : error))
         }
+        // A staging folder (or a member's temporary) a killed extraction left behind.
+        FileSystem.removeStaleTemporaries(in: root)
     }
 
     /// Creates the parent directories of `components` and returns the file's path.
@@ -83,7 +86,7 @@ final class ArchiveExtractor {
     /// Writes a member whole into the staging folder and returns the staged file's path.
     func stage(_ source: MemberSource, entry: TarEntry) throws -> String {
         if staging == nil {
-            guard let directory = FileSystem.makeTemporaryDirectory(template: root + "/.ferry-staging-XXXXXX") else {
+            guard let directory = FileSystem.makeTemporaryDirectory(template: FileSystem.temporaryTemplate(prefix: root + "/.ferry-staging-")) else {
                 throw ArchiveError(.ioFailure, "cannot create a staging folder in `\(root)`", archive: archive,
                                    member: entry.path, offset: entry.headerOffset,
                                    underlying: FerryIOError(.createTemporary, path: root, errno: Syscall.errno))

@@ -8,6 +8,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if os(Linux)
+import CFerrySystem
+#endif
 
 package enum Syscall {
     package static var errno: Int32 {
@@ -90,6 +93,27 @@ package enum Syscall {
         let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return (fd, path)
     }
+
+    #if os(Linux)
+    /// Opens a new unnamed regular file in `directory` for writing (`open` with `O_TMPFILE`,
+    /// `mode` before the umask): the descriptor, or the `errno` negated. Needs a file system
+    /// that supports it; `EOPNOTSUPP`, `EISDIR` or `EINVAL` say it does not.
+    package static func openUnnamed(inDirectory directory: String, mode: mode_t) -> Int32 {
+        let flag = CFerrySystem_temporaryFileFlag()
+        guard flag != 0, hasProcFileDescriptors else { return -EOPNOTSUPP }
+        let fd = open(directory, flags: flag | O_WRONLY | O_CLOEXEC, mode: mode)
+        return fd >= 0 ? fd : -errno
+    }
+
+    /// Whether `/proc/self/fd` exists, through which an unnamed file is given a name.
+    private static let hasProcFileDescriptors: Bool = access("/proc/self/fd", X_OK) == 0
+
+    /// Gives the open file `fd` (an unnamed one included) the name `path` (`linkat` of
+    /// `/proc/self/fd/N` with `AT_SYMLINK_FOLLOW`); 0 or the `errno`, `EEXIST` when `path` exists.
+    package static func link(descriptor fd: Int32, to path: String) -> Int32 {
+        linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno
+    }
+    #endif
 
     package static func fchmod(_ fd: Int32, _ mode: mode_t) {
         _ = Glibc_or_Darwin_fchmod(fd, mode)

@@ -24,27 +24,13 @@ final class StagedStore {
         let slash = target.lastIndex(of: "/")
         let directory = slash.map { String(target[...$0]) } ?? ""
         let base = slash.map { String(target[target.index(after: $0)...]) } ?? target
-        let prefix = "." + base + ".ferry-store-"
-        Self.removeStale(in: directory, prefix: prefix)
-        var generator = SystemRandomNumberGenerator()
-        let random = String(generator.next() as UInt32, radix: 16)
-        temporaryPath = directory + prefix + String(FileSystem.processID) + "-" + random
+        FileSystem.removeStaleTemporaries(in: directory)
+        temporaryPath = FileSystem.temporaryName(prefix: directory + "." + base + ".ferry-store-")
         for suffix in ["", "-journal", "-wal", "-shm"] { TemporaryFiles.shared.register(temporaryPath + suffix) }
     }
 
     deinit {
         if !isDone { abandon() }
-    }
-
-    /// Removes `.NAME.ferry-store-PID-…` files (and their SQLite side files) whose process is gone.
-    static func removeStale(in directory: String, prefix: String) {
-        for name in FileSystem.entries(in: directory.isEmpty ? "." : directory) where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
-            if !FileSystem.isProcessAlive(pid) {
-                try? FileSystem.remove(directory + name)
-            }
-        }
     }
 
     /// Syncs the temporary, links it to the target's name and removes the temporary name. Fails

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Ferry's own temporaries, and how a later run tells the ones a killed run left from the ones a
+// running process is still using.
+//
+// Every file or folder Ferry names while it works is hidden and carries `.ferry-`, an optional
+// kind word, the ID of the process that made it and a dash: `.out.ndjson.ferry-4242-a1b2c3`,
+// `.backup.tar.gz.ferry-stage-4242-Xy12Ab`, `.ferry-staging-4242-…`, `.ferry-sort-4242-…`,
+// `.store.sqlite.ferry-store-4242-…`. A run that is killed (SIGKILL, power loss) cannot remove
+// them; the next run that works in the same folder removes those whose process is gone.
+extension FileSystem {
+    /// A unique name for a temporary of this process: `prefix`, the process ID, a dash and 8
+    /// random hex digits (`.out.ndjson.ferry-4242-0a1b2c3d` for the prefix `.out.ndjson.ferry-`).
+    /// `prefix` must end in `.ferry-` or `.ferry-KIND-` for ``removeStaleTemporaries(in:)`` to
+    /// recognise the name.
+    public static func temporaryName(prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let random = String(generator.next() as UInt32, radix: 16)
+        return prefix + String(processID) + "-" + String(repeating: "0", count: 8 - random.utf8.count) + random
+    }
+
+    /// A `mkdtemp`/`mkstemp` template for a temporary of this process: `prefix`, the process ID
+    /// and `-XXXXXX`.
+    public static func temporaryTemplate(prefix: String) -> String {
+        prefix + String(processID) + "-XXXXXX"
+    }
+
+    /// The process that made a temporary of Ferry's, read from its name, or `nil` when the name
+    /// is not one: hidden (a leading dot), then after the last `.ferry-` an optional lowercase
+    /// kind word and a dash, the process ID (decimal), and a dash.
+    public static func temporaryOwner(ofName name: String) -> Int32? {
+        let bytes = Array(name.utf8)
+        let marker = Array(".ferry-".utf8)
+        guard bytes.first == UInt8(ascii: "."), bytes.count > marker.count else { return nil }
+        var start = bytes.count - marker.count
+        while start >= 0 && !bytes[start..<start + marker.count].elementsEqual(marker) { start -= 1 }
+        guard start >= 0 else { return nil }
+        var position = start + marker.count
+        var word = position
+        while word < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[word]) { word += 1 }
+        if word > position, word < bytes.count, bytes[word] == UInt8(ascii: "-") { position = word + 1 }
+        var end = position
+        while end < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) { end += 1 }
+        guard end > position, end - position <= 10, end < bytes.count, bytes[end] == UInt8(ascii: "-") else { return nil }
+        return Int32(String(decoding: bytes[position..<end], as: UTF8.self))
+    }
+
+    /// Removes the temporaries Ferry processes that no longer run left directly inside
+    /// `directory` (files, and folders with everything in them); those of live processes,
+    /// this one's included, are left alone. Returns how many entries were removed.
+    ///
+    /// A process is judged by its ID alone (`kill(pid, 0)`), so a temporary made in another PID
+    /// namespace (another container) sharing the folder may look stale.
+    @discardableResult
+    public static func removeStaleTemporaries(in directory: String) -> Int {
+        let folder = directory.isEmpty ? "." : directory
+        var removed = 0
+        for name in entries(in: folder) {
+            guard let pid = temporaryOwner(ofName: name), pid != processID, !isProcessAlive(pid) else { continue }
+            removeTree(folder.hasSuffix("/") ? folder + name : folder + "/" + name)
+            removed += 1
+        }
+        return removed
+    }
+
+    /// ``removeStaleTemporaries(in:)`` once per folder per process: outputs opened by the
+    /// thousand in one folder (an extraction) read it once.
+    package static func removeStaleTemporariesOnce(in directory: String) {
+        let folder = directory.isEmpty ? "." : directory
+        guard SweptFolders.shared.insert(folder) else { return }
+        removeStaleTemporaries(in: folder)
+    }
+
+    /// The process's file-creation mask (`umask`, read and restored).
+    public static var currentUmask: mode_t { Syscall.currentUmask() }
+}
+
+/// The folders this process has already swept for stale temporaries.
+private final class SweptFolders: @unchecked Sendable {
+    static let shared = SweptFolders()
+    private var lock = pthread_mutex_t()
+    private var folders: Set<String> = []
+
+    private init() { pthread_mutex_init(&lock, nil) }
+
+    /// Adds `folder`; whether it was new.
+    func insert(_ folder: String) -> Bool {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return folders.insert(folder).inserted
+    }
+}
