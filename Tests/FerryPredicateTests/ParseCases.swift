@@ -282,6 +282,11 @@ enum ParseTable {
         .ok("#name == 1", "name == 1"),
         .ok("a.#first == 1", "a.#first == 1"),
         .ok("a.#and.b == 1", "a.#and.b == 1"),
+        // A key that starts with a digit keeps its '#': without it, it would print as a number
+        // (found by the predicate fuzzer: `c=#0` printed as `c == 0`).
+        .ok("c = #0", "c == #0"),
+        .ok("#0Opt == 1", "#0Opt == 1"),
+        .ok("a.#1b == 1", "a.#1b == 1"),
         .ok("_private == 1", "_private == 1"),
         .ok("a_b_1 == 1", "a_b_1 == 1"),
         .ok("名前 == 'x'", #"名前 == "x""#),

@@ -40,6 +40,10 @@ struct RecordJSONTests {
         (#"{"recordName":"r","fields":{"n":{"value":"12","type":"INT64"}}}"#, .wrongType, "expected a number for INT64 field \"n\""),
         (#"{"recordName":"r","fields":{"n":{"value":1.5,"type":"INT64"}}}"#, .outOfRange, "fraction"),
         (#"{"recordName":"r","fields":{"n":{"value":9223372036854775808,"type":"INT64"}}}"#, .outOfRange, "64-bit"),
+        // A number beyond a double's range is not a double (it would be written back as null).
+        (#"{"recordName":"r","fields":{"d":{"value":1e309,"type":"DOUBLE"}}}"#, .outOfRange, "range of a double"),
+        (#"{"recordName":"r","fields":{"d":{"value":[1,-2e400],"type":"DOUBLE_LIST"}}}"#, .outOfRange, "range of a double"),
+        (#"{"recordName":"r","fields":{"l":{"value":{"latitude":1e999,"longitude":0},"type":"LOCATION"}}}"#, .outOfRange, "range of a double"),
         (#"{"recordName":"r","recordName":"s"}"#, .duplicateKey, "\"recordName\" twice"),
         (#"{"recordName":"r","fields":{"a":{"value":1,"type":"INT64"},"a":{"value":2,"type":"INT64"}}}"#, .duplicateKey, "\"a\" twice"),
         (#"{"recordName":"r","fields":{"a":{"value":1,"value":2}}}"#, .duplicateKey, "\"value\" twice"),
@@ -57,6 +61,16 @@ struct RecordJSONTests {
         let error = #expect(throws: RecordFormatError.self) { try RecordJSON.decodeRecord(text) }
         #expect(error?.code == code, "\(String(describing: error))")
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("An untyped number beyond a double's range is kept as its JSON text, not made infinite")
+    func untypedHugeNumber() throws {
+        // Found by the record-line fuzzer: 157e+308 decoded as infinity and was written as null.
+        let text = #"{"recordName":"r","fields":{"x":{"value":157e+308},"y":{"value":-1e400,"type":"NUMBER"}}}"#
+        let record = try RecordJSON.decodeRecord(text)
+        #expect(record[field: "x"] == .json(.number(JSONNumber(text: "157e+308"))))
+        let again = try RecordJSON.decodeRecord(RecordJSON.encodedString(record))
+        #expect(again == record)
     }
 
     @Test("Unknown keys and nulls survive at every level, in order")

@@ -191,10 +191,14 @@ struct PredicatePrinter {
     private mutating func writeKeyPath(_ components: [String]) {
         for (i, component) in components.enumerated() {
             if i > 0 { output += "." }
-            if Keyword.isReserved(component) { output += "#" }
+            // `#` escapes a reserved word, and a key that starts with a digit (`#0`), which
+            // would otherwise read back as a number.
+            if Keyword.isReserved(component) || component.utf8.first.map(Self.isDigit) == true { output += "#" }
             output += component
         }
     }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private mutating func writeDouble(_ value: Double) {
         if let exact = Int64(exactly: value) {

@@ -22,7 +22,13 @@ enum StringMatching {
 
     static func hasPrefix(_ text: String, _ prefix: String) -> Bool { text.hasPrefix(prefix) }
     static func hasSuffix(_ text: String, _ suffix: String) -> Bool { text.hasSuffix(suffix) }
-    static func contains(_ text: String, _ part: String) -> Bool { part.isEmpty || text.contains(part) }
+    static func contains(_ text: String, _ part: String) -> Bool {
+        if part.isEmpty { return true }
+        // Foundation's search skips U+0000 ("Boat" contains "t\0") and can trap on it (`Straße`
+        // and "e\0"): with a NUL on either side, the standard library's search by characters.
+        if part.utf8.contains(0) || text.utf8.contains(0) { return text.firstRange(of: part) != nil }
+        return text.contains(part)
+    }
 
     /// Case-insensitive substring search for an ASCII needle already lower-cased, without
     /// allocating. Returns `nil` when the byte-level answer might differ from the full Unicode

@@ -44,7 +44,19 @@ extension JSONScanner {
         guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else {
             throw error(.wrongType, "expected a number for \(key), found \(describeCurrent())")
         }
-        return doubleValue(of: try readNumber())
+        return try finiteDoubleValue(of: try readNumber(), for: key)
+    }
+
+    /// The double nearest to `token`, which must be within a double's range: JSON has no
+    /// infinity, and one would be written back as `null`.
+    @inlinable
+    func finiteDoubleValue(of token: JSONNumberToken, for what: @autoclosure () -> String) throws(RecordFormatError) -> Double {
+        let value = doubleValue(of: token)
+        guard value.isFinite else {
+            throw error(.outOfRange, "expected a number within the range of a double for \(what()), found \(text(of: token))",
+                        at: token.start)
+        }
+        return value
     }
 
     /// Whether the next value is `null` (not consumed).
@@ -464,7 +476,10 @@ extension JSONScanner {
                 switch type.kind {
                 case .int64: if let exact = number.exactInteger { return RecordField(.int64(exact), type: type) }
                 case .timestamp: if let exact = number.exactInteger { return RecordField(.timestamp(exact), type: type) }
-                case .double: return RecordField(.double(doubleValue(of: number)), type: type)
+                case .double:
+                    // Out of range: the general path below reports it.
+                    let value = doubleValue(of: number)
+                    if value.isFinite { return RecordField(.double(value), type: type) }
                 default: break
                 }
             }
@@ -582,8 +597,10 @@ extension JSONScanner {
             if let string { return .string(string) }
             if let number {
                 if let exact = number.exactInteger { return .int64(exact) }
-                if number.isInteger { return .json(.number(JSONNumber(text: text(of: number)))) }
-                return .double(doubleValue(of: number))
+                let value = doubleValue(of: number)
+                // Beyond both ranges, it stays JSON text, as an integer beyond 64 bits does.
+                if number.isInteger || !value.isFinite { return .json(.number(JSONNumber(text: text(of: number)))) }
+                return .double(value)
             }
             return .json(try readValue())
         }
@@ -642,13 +659,13 @@ extension JSONScanner {
             }
             return kind == .int64 ? .int64(exact) : .timestamp(exact)
         case .double:
-            if let number { return .double(doubleValue(of: number)) }
+            if let number { return .double(try finiteDoubleValue(of: number, for: "\(type.rawValue) field \"\(name)\"")) }
             skipWhitespace()
             let c = current
             guard c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) else {
                 throw error(.wrongType, "expected a number for \(type.rawValue) field \"\(name)\", found \(describeCurrent())")
             }
-            return .double(doubleValue(of: try readNumber()))
+            return .double(try finiteDoubleValue(of: try readNumber(), for: "\(type.rawValue) field \"\(name)\""))
         case .reference:
             try expectObject(type, name)
             return .reference(try decodeReference())

@@ -1,0 +1,35 @@
+// swift-tools-version:6.2
+//
+// Ferry's libFuzzer harnesses, one executable each. A package of its own (like Benchmarks/), so
+// `swift build` and `swift test` of Ferry never compile them. Build and run them with
+// Scripts/fuzz; Fuzz/README.md lists what each checks.
+import PackageDescription
+
+/// Each harness and the Ferry products it drives.
+let harnesses: [(name: String, products: [String])] = [
+    ("record-line", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"]),
+    ("responses", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"]),
+    ("changelog", ["FerryIO", "FerryRecords", "FerryChangeLog"]),
+    ("predicate", ["FerryRecords", "FerryPredicate"]),
+    ("xml", ["FerryIO", "FerryRecords", "FerryXML"]),
+    ("gzip", ["FerryIO", "FerryCompression"]),
+    ("archive", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryArchive", "FerryPipeline"]),
+    ("schema", ["FerryPredicate"]),
+    ("store-sql", ["FerryRecords", "FerryPredicate", "FerryStore"]),
+]
+
+let package = Package(
+    name: "FerryFuzz",
+    dependencies: [.package(name: "Ferry", path: "..")],
+    targets: [
+        // libFuzzer's driver, the input cap and the check every harness uses.
+        .target(name: "FuzzDriver"),
+    ] + harnesses.map { harness in
+        .executableTarget(
+            name: harness.name,
+            dependencies: ["FuzzDriver"] + harness.products.map { .product(name: $0, package: "Ferry") },
+            path: "Sources/\(harness.name)"
+        )
+    },
+    swiftLanguageModes: [.v6]
+)
