@@ -1,6 +1,8 @@
 // The NDJSON record line decoder: a record decoded from a line re-encodes to JSON that decodes
 // to the same record and encodes to the same bytes; the selective decode accepts every line the
-// full decode accepts; NDJSONReader gives the same record for the line.
+// full decode accepts; NDJSONReader gives the same record for the line; the transcoder (records
+// passed through unchanged) writes exactly the re-encoding of what it takes, and takes nothing the
+// decoder rejects.
 import FerryIO
 import FerryNDJSON
 import FerryPipeline
@@ -17,7 +19,13 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var read: [Record] = []
     while let record = try? reader.next() { read.append(record) }
 
-    guard let record = try? RecordJSON.decodeRecord(bytes) else { return 0 }
+    var transcoded = JSONOutput(capacity: 1024)
+    var names: [Range<Int>] = []
+    let taken = RecordJSON.transcodeRecord(bytes, into: &transcoded, names: &names, configuration: .init())
+    guard let record = try? RecordJSON.decodeRecord(bytes) else {
+        fuzzCheck(!taken, "the transcoder took a record the decoder rejects")
+        return 0
+    }
     var first = JSONOutput(capacity: 1024)
     RecordJSON.encode(record, into: &first)
     let text = String(decoding: first.bytes, as: UTF8.self)
@@ -27,6 +35,10 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } catch {
         fuzzCheck(false, "the encoded record does not decode: \(error)\n\(text)")
         return 0
+    }
+    if taken {
+        fuzzCheck(transcoded.array == first.array, "the transcoder wrote\n\(String(decoding: transcoded.bytes, as: UTF8.self))\n"
+                  + "where encoding the decoded record writes\n\(text)")
     }
     fuzzCheck(again == record, "the record changed in a round trip:\n\(record)\n\(again)\n\(text)")
     var second = JSONOutput(capacity: 1024)

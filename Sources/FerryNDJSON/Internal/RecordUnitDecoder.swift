@@ -79,6 +79,10 @@ package struct RecordUnitDecoder: Sendable {
     /// Stop at the first failure (the rest of the unit is not needed).
     package let failsFast: Bool
     package let maximumLineBytes: Int
+    /// Records go from input to output unchanged (encoding, no transform, no prefilter): they are
+    /// transcoded (``RecordJSON/transcodeRecord(_:into:names:configuration:)``), not decoded
+    /// into records and encoded again, wherever the transcoder takes them.
+    package let passesThrough: Bool
 
     package init(decoder: NDJSONLineDecoder, transform: Transform?, encodes: Bool, failsFast: Bool, maximumLineBytes: Int) {
         self.decoder = decoder
@@ -86,6 +90,7 @@ package struct RecordUnitDecoder: Sendable {
         self.encodes = encodes
         self.failsFast = failsFast
         self.maximumLineBytes = maximumLineBytes
+        passesThrough = encodes && transform == nil && decoder.prefilter == nil
     }
 
     /// Thrown inside to stop a unit at its first failure.
@@ -131,6 +136,14 @@ package struct RecordUnitDecoder: Sendable {
         }
     }
 
+    /// Counts a record transcoded into the unit's output and ends its line.
+    @inline(__always)
+    private func passed(_ result: RecordUnitResult) {
+        result.recordsRead += 1
+        result.output.append(0x0A)
+        result.recordEnds.append(result.output.count)
+    }
+
     private func decodeLines(_ bytes: UnsafeRawBufferPointer, into result: RecordUnitResult) {
         guard let base = bytes.baseAddress else { return }
         var localIndex = 0
@@ -142,6 +155,7 @@ package struct RecordUnitDecoder: Sendable {
         // Plain record lines are decoded into this one value, line after line (see
         // ``NDJSONLineDecoder/decodeRecord(_:into:)``); other lines go through `decode`.
         var reused = Record(recordName: "")
+        var names: [Range<Int>] = []
         var start = 0
         while start < bytes.count {
             line += 1
@@ -160,6 +174,12 @@ package struct RecordUnitDecoder: Sendable {
             let content = UnsafeRawBufferPointer(rebasing: bytes[start..<contentEnd])
             if NDJSONLineDecoder.isBlank(content) { continue }
             let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
+            if passesThrough && RecordJSON.transcodeRecord(content, into: &result.output, names: &names,
+                                                           configuration: decoder.configuration) {
+                localIndex += 1
+                passed(result)
+                continue
+            }
             do {
                 if decoder.decodeRecord(content, into: &reused) {
                     localIndex += 1
@@ -182,13 +202,34 @@ package struct RecordUnitDecoder: Sendable {
                                  lineText: UnsafeRawBufferPointer? = nil, lineBase: Int = 0) {
         var localIndex = 0
         defer { result.itemCount = localIndex }
+        // Responses are transcoded while the transcoder takes them; from the first it does not,
+        // the rest of the text is decoded.
+        var offset = 0
+        if passesThrough {
+            var names: [Range<Int>] = []
+            while true {
+                while offset < text.count, text[offset] == 0x20 || text[offset] == 0x0A || text[offset] == 0x0D || text[offset] == 0x09 {
+                    offset += 1
+                }
+                guard offset < text.count, text[offset] == UInt8(ascii: "{") else { break }
+                let before = result.recordEnds.count
+                guard let end = RecordJSON.transcodeResponse(in: text, at: offset, into: &result.output, recordEnds: &result.recordEnds,
+                                                             names: &names, configuration: decoder.configuration) else { break }
+                let records = result.recordEnds.count - before
+                localIndex += records
+                result.recordsRead += records
+                offset = end
+            }
+            if offset >= text.count { return }
+        }
+        let rest = UnsafeRawBufferPointer(rebasing: text[offset...])
         do {
-            try decoder.decodeDocuments(text) { item in
+            try decoder.decodeDocuments(rest) { item in
                 localIndex += 1
                 var line = 1
                 var located = item
                 if case .reject(var error, let raw) = located {
-                    let position = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + error.byteOffset)
+                    let position = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + error.byteOffset)
                     line = position.line
                     error.line = position.line
                     error.column = position.column
@@ -206,8 +247,18 @@ package struct RecordUnitDecoder: Sendable {
         var localIndex = 0
         defer { result.itemCount = localIndex }
         let text = unit.bytes
+        var zone = JSONOutput(capacity: 128)
+        if let zoneID = unit.zone { RecordJSON.encode(zoneID, into: &zone) }
+        var names: [Range<Int>] = []
         do {
             for range in unit.elements {
+                if passesThrough && RecordJSON.transcodeElement(text, range, zone: unit.zone == nil ? nil : zone.bytes,
+                                                                into: &result.output, names: &names,
+                                                                configuration: decoder.configuration) {
+                    localIndex += 1
+                    passed(result)
+                    continue
+                }
                 try decoder.decodeElement(text, range, zone: unit.zone) { item in
                     localIndex += 1
                     var line = 1
