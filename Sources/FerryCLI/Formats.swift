@@ -100,9 +100,26 @@ func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
     if let store = try openStoreReader(path, declared: declared) {
         return OpenedInput(path: path, source: nil, format: .store, store: store)
     }
-    let input = try ArchiveDetection.openInput(try InputFile(path: path))
-    return OpenedInput(path: path, source: input.source,
-                       format: try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared))
+    let file = try InputFile(path: path)
+    let input = try ArchiveDetection.openInput(file)
+    let format = try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared)
+    return OpenedInput(path: path, source: try wholeIfSmallGzipDocument(input.source, path: path, size: file.size, format: format),
+                       format: format)
+}
+
+/// The largest gzip file read whole by a worker (see ``wholeIfSmallGzipDocument(_:path:size:format:)``):
+/// a saved response page is a few dozen KiB gzipped.
+let largestWholeGzip = 1 << 20
+
+/// `source` (opened, nothing consumed), or, for a small gzip file holding a JSON document (a
+/// saved response), a ``GzipFile`` that the converter's workers read and inflate whole, so that
+/// a folder of `.json.gz` pages is inflated on every core.
+private func wholeIfSmallGzipDocument(_ source: any ByteSource, path: String, size: Int?, format: RecordFormat) throws -> any ByteSource {
+    guard format == .ndjson, path != "-", let size, size <= largestWholeGzip, let peekable = source as? PeekableSource,
+          peekable.wrapped is GzipSource else { return source }
+    let head = try peekable.peek(4096)
+    guard head.withUnsafeBytes({ JSONFramer.opensDocument(head: $0) }) else { return source }
+    return GzipFile(path: path)
 }
 
 /// The record sources of a list of inputs, in order, for a ``RecordPipeline``: consecutive

@@ -7,6 +7,8 @@ public final class PeekableSource: ByteSource {
     /// The wrapped source's name.
     public var name: String { source.name }
     private let source: any ByteSource
+    /// The source it wraps.
+    package var wrapped: any ByteSource { source }
     private var peeked: [UInt8] = []
     private var peekedStart = 0
     private var isAtEnd = false

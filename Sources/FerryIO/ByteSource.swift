@@ -64,3 +64,13 @@ extension ByteSource {
         return result
     }
 }
+
+/// An input a worker thread can read in full on its own, from the start: a small gzip file,
+/// inflated off the thread that hands out inputs (``JSONFramer`` passes it on whole when asked).
+/// Read through ``ByteSource/read(into:)`` it is an ordinary stream.
+package protocol WholeInput: ByteSource {
+    /// The whole content, read anew from the start into memory allocated with
+    /// `UnsafeMutableRawBufferPointer.allocate(byteCount:alignment:)` (alignment 1), which the
+    /// caller then owns; `nil` when the content is longer than `limit` bytes.
+    func readWhole(limit: Int) throws -> (storage: UnsafeMutableRawBufferPointer, count: Int)?
+}

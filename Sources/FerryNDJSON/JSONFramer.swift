@@ -50,6 +50,9 @@ package final class JSONFramer {
         /// Documents at least this large are cut into runs of their records (``DocumentSplitter``),
         /// each about ``chunkSize`` long, so that one large response is decoded on every core.
         package var minimumSplitSize: Int
+        /// Whether an input that a worker can read on its own (``WholeInput``) is handed out
+        /// whole, as one ``InputUnit/Kind/whole`` unit, unread.
+        package var passesWholeInputs = false
 
         package init(chunkSize: Int = 1 << 20, maximumLineBytes: Int = 64 << 20, maximumDocumentBytes: Int = 1 << 30,
                      maximumDepth: Int = 512, mapsInput: Bool = true, minimumMappedSize: Int = 8 << 20,
@@ -125,6 +128,13 @@ package final class JSONFramer {
     /// The next piece, or `nil` at the end of the input.
     package func next() throws -> Piece? {
         if let unit = nextQueued() { return .unit(unit) }
+        if isFirstUnit && configuration.passesWholeInputs, let whole = source as? any WholeInput,
+           mapped == nil && pending.count == 0 && !isEOF {
+            isFirstUnit = false
+            isEOF = true
+            kind = .documents
+            return .unit(InputUnit(whole: whole, sourceIndex: sourceIndex))
+        }
         if isFirstUnit && mapped == nil && pending.count == 0 && !isEOF {
             if configuration.mapsInput && Self.releasesMappedPages, let size = source.sizeHint, size >= configuration.minimumMappedSize,
                let input = source.mapRemaining(maximumSize: Int.max) {
@@ -385,10 +395,32 @@ package final class JSONFramer {
     }
 
     private func tooLargeDocument(limit: Int, isStream: Bool) -> RecordFormatError {
+        Self.tooLargeDocument(limit: limit, isStream: isStream, configuration: configuration, source: source.name)
+    }
+
+    /// The error for a document over `limit` bytes in `source`.
+    package static func tooLargeDocument(limit: Int, isStream: Bool, configuration: Configuration, source: String) -> RecordFormatError {
         let why = isStream ? " from a stream (held in memory whole, it is held to the line limit; a regular file may hold one of up to "
             + "\(configuration.maximumDocumentBytes) bytes)" : ""
         return RecordFormatError(.tooLarge, "expected a multi-line JSON document of at most \(limit) bytes\(why), found a larger one",
-                                 byteOffset: 0, source: source.name, line: 1, column: 1)
+                                 byteOffset: 0, source: source, line: 1, column: 1)
+    }
+
+    /// Whether an input beginning with `head` (its first bytes, not necessarily all of it) is
+    /// framed as documents: its first non-blank line, whole within `head`, opens a JSON value it
+    /// does not close. `false` when `head` does not settle it.
+    package static func opensDocument(head: UnsafeRawBufferPointer, configuration: Configuration = .init()) -> Bool {
+        guard let base = head.baseAddress else { return false }
+        var start = startsWithByteOrderMark(head) ? 3 : 0
+        while start < head.count {
+            guard let newline = memchr(base + start, 0x0A, head.count - start) else { return false }
+            let end = UnsafeRawPointer(newline) - base
+            let line = UnsafeRawBufferPointer(rebasing: head[start..<end])
+            start = end + 1
+            if isBlank(line, skippingMark: false) { continue }
+            return RecordJSON.opensIncompleteValue(line, configuration: .init(maximumDepth: configuration.maximumDepth))
+        }
+        return false
     }
 
     /// `a + b`, or `Int.max` where that overflows (a limit may be `Int.max`).

@@ -62,9 +62,13 @@ public final class NDJSONParallelConverter {
         }
 
         var framing: JSONFramer.Configuration {
-            JSONFramer.Configuration(chunkSize: chunkSize, maximumLineBytes: maximumLineBytes, maximumDocumentBytes: maximumDocumentBytes,
-                                     maximumDepth: maximumDepth, mapsInput: mapsInput, minimumMappedSize: minimumMappedSize,
-                                     minimumSplitSize: minimumSplitSize)
+            var framing = JSONFramer.Configuration(chunkSize: chunkSize, maximumLineBytes: maximumLineBytes,
+                                                   maximumDocumentBytes: maximumDocumentBytes, maximumDepth: maximumDepth,
+                                                   mapsInput: mapsInput, minimumMappedSize: minimumMappedSize,
+                                                   minimumSplitSize: minimumSplitSize)
+            // Inputs a worker can read on its own (small gzip files) are read by the workers.
+            framing.passesWholeInputs = true
+            return framing
         }
     }
 
@@ -160,7 +164,8 @@ public final class NDJSONParallelConverter {
         if case .encodedLines = destination { encodes = true }
         decoder = RecordUnitDecoder(
             decoder: NDJSONLineDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth), prefilter: prefilter),
-            transform: transform, encodes: encodes, failsFast: !policy.skips, maximumLineBytes: configuration.maximumLineBytes)
+            transform: transform, encodes: encodes, failsFast: !policy.skips, maximumLineBytes: configuration.maximumLineBytes,
+            framing: configuration.framing)
     }
 
     // MARK: Running
@@ -267,9 +272,13 @@ public final class NDJSONParallelConverter {
                 onReject?(error)
             case .zoneListing(let response):
                 onZoneListing?(ZoneListing(source: unit.sourceName, line: line, response: response))
+            case .inputFailure(let error):
+                // As when the framer reading the input throws.
+                throw error
             }
         }
         try deliver(result, upTo: result.keptCount, done: &recordsDone, written: &written)
+        if unit.wasReadWhole { finishedBytes += unit.bytes.count }
         statistics.recordsRead += result.recordsRead
         statistics.recordsDropped += result.recordsDropped
         if isLines { collected.lines += result.lineCount }

@@ -152,8 +152,8 @@ public final class NDJSONReader: RecordReader {
             case .zoneListing(let response):
                 zoneListings.append(ZoneListing(source: sourceName, line: line, response: response))
                 continue
-            case .transformFailure(let error):
-                throw error // there is no transform here
+            case .transformFailure(let error), .inputFailure(let error):
+                throw error // there is no transform here; whole inputs are read by the framer here
             case .reject(var error, let raw):
                 error.source = sourceName
                 error.line = line

@@ -137,6 +137,47 @@ struct ResponseShapeTests {
         }
     }
 
+    @Test("A folder of gzipped responses converts exactly as the plain folder: the workers inflate each file whole")
+    func gzippedFolder() throws {
+        let directory = scratchDirectory()
+        let plain = directory + "/plain", gzipped = directory + "/gz"
+        try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: gzipped, withIntermediateDirectories: true)
+        // Every shape (errors, zone listings, records without zones), and one NDJSON file: lines
+        // are streamed, not read whole.
+        var files = SavedResponses.shapes.enumerated().map { (String(format: "%02d", $0.offset) + ".json", $0.element.text) }
+        files.append(("99.ndjson", "{\"recordName\":\"line1\"}\n{\"recordName\":\"line2\"}\n"))
+        for (name, text) in files {
+            try write(text, to: plain + "/" + name)
+            try Data(BoundedMemoryTests.gzip(Array(text.utf8))).write(to: URL(fileURLWithPath: gzipped + "/" + name + ".gz"))
+        }
+        let fromPlain = directory + "/plain.ndjson", fromGzip = directory + "/gz.ndjson"
+        let rejectsPlain = directory + "/plain.rejects", rejectsGzip = directory + "/gz.rejects"
+        let (plainStatus, _, plainErr) = try runBinary(["convert", plain, fromPlain, "--on-error", "skip", "--rejects", rejectsPlain])
+        let (gzStatus, _, gzErr) = try runBinary(["convert", gzipped, fromGzip, "--on-error", "skip", "--rejects", rejectsGzip])
+        #expect(plainStatus == 0 && gzStatus == 0, "\(plainErr)\n\(gzErr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fromGzip)) == Data(contentsOf: URL(fileURLWithPath: fromPlain)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: rejectsGzip)) == Data(contentsOf: URL(fileURLWithPath: rejectsPlain)))
+        #expect(try records(at: fromGzip).count > 3)
+
+        // A corrupt file fails the run, named, even when bad records are skipped; nothing is written.
+        let corrupt = directory + "/corrupt"
+        try FileManager.default.createDirectory(atPath: corrupt, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: gzipped + "/00.json.gz", toPath: corrupt + "/00.json.gz")
+        let truncated = BoundedMemoryTests.gzip(Array(SavedResponses.shapes[0].text.utf8)).dropLast(12)
+        try Data(truncated).write(to: URL(fileURLWithPath: corrupt + "/50.json.gz"))
+        let failed = directory + "/failed.ndjson"
+        let (status, _, stderr) = try runBinary(["convert", corrupt, failed, "--on-error", "skip"])
+        #expect(status == 1)
+        #expect(stderr.contains("50.json.gz"), "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: failed))
+
+        // A document read whole from a gzip stream is held to the line limit, as a stream's is.
+        let (limited, _, limitErr) = try runBinary(["convert", gzipped, directory + "/limited.ndjson", "--max-line-bytes", "100"])
+        #expect(limited == 1)
+        #expect(limitErr.contains("at most 100 bytes"), "\(limitErr)")
+    }
+
     @Test("ferry inspect describes the zones of zone-only shapes, as text and JSON",
           arguments: SavedResponses.shapes.filter { $0.records == nil }.map(\.name))
     func inspect(shape: String) throws {

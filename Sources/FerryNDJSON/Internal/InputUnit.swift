@@ -16,11 +16,14 @@ package final class InputUnit: @unchecked Sendable {
         case documents
         /// Records of a large response document, each decoded on its own (``elements``).
         case elements
+        /// A whole input still to be read (``whole``), by the worker that decodes it: the
+        /// worker reads it (``readWhole(limit:)``) and the unit becomes ``documents``.
+        case whole
     }
 
-    package let kind: Kind
+    package private(set) var kind: Kind
     /// The unit's bytes: valid while the unit lives.
-    package let bytes: UnsafeRawBufferPointer
+    package private(set) var bytes: UnsafeRawBufferPointer
     /// The input's name, for messages.
     package let sourceName: String
     /// The position of the input among those the framer was given (0-based).
@@ -29,10 +32,14 @@ package final class InputUnit: @unchecked Sendable {
     package let offset: Int
     /// Whether the unit starts with a UTF-8 byte order mark to be skipped (only at the start of
     /// an input).
-    package let skipsByteOrderMark: Bool
+    package private(set) var skipsByteOrderMark: Bool
     /// The mapping the bytes lie in, or `nil` when the unit owns them.
     package let mapping: MappedFile?
-    private let owned: UnsafeMutableRawBufferPointer?
+    private var owned: UnsafeMutableRawBufferPointer?
+    /// For ``Kind/whole``: the input, until it is read.
+    package private(set) var whole: (any WholeInput)?
+    /// Whether the bytes were read by ``readWhole(limit:)`` (the framer did not count them).
+    package private(set) var wasReadWhole = false
     /// What keeps memory the unit shares with others alive.
     private let keptAlive: AnyObject?
 
@@ -91,6 +98,34 @@ package final class InputUnit: @unchecked Sendable {
         self.sourceIndex = sourceIndex
         self.offset = offset
         self.skipsByteOrderMark = skipsByteOrderMark
+    }
+
+    /// A unit for the whole of `input`, which the worker decoding it reads.
+    package init(whole input: any WholeInput, sourceIndex: Int) {
+        kind = .whole
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        whole = input
+        mapping = nil
+        owned = nil
+        keptAlive = nil
+        sourceName = input.name
+        self.sourceIndex = sourceIndex
+        offset = 0
+        skipsByteOrderMark = false
+    }
+
+    /// Reads a ``Kind/whole`` unit's input (at most `limit` bytes) and makes it a unit of
+    /// ``Kind/documents`` owning them; `false` when the input is longer than `limit`.
+    package func readWhole(limit: Int) throws -> Bool {
+        guard let input = whole else { return true }
+        whole = nil
+        guard let (storage, count) = try input.readWhole(limit: limit) else { return false }
+        owned = storage
+        bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count])
+        skipsByteOrderMark = JSONFramer.startsWithByteOrderMark(bytes)
+        kind = .documents
+        wasReadWhole = true
+        return true
     }
 
     deinit { owned?.deallocate() }

@@ -22,6 +22,8 @@ package final class RecordUnitResult: @unchecked Sendable {
         /// A line over the limit: its bytes in the unit, without its newline.
         case oversizedLine(Range<Int>)
         case zoneListing(ZonesResponse)
+        /// The input could not be read (a ``InputUnit/Kind/whole`` unit): the run fails.
+        case inputFailure(any Error)
     }
 
     /// Something to report, with where it happened.
@@ -83,8 +85,12 @@ package struct RecordUnitDecoder: Sendable {
     /// transcoded (``RecordJSON/transcodeRecord(_:into:names:configuration:)``), not decoded
     /// into records and encoded again, wherever the transcoder takes them.
     package let passesThrough: Bool
+    /// The framer's limits, for inputs read whole here.
+    package let framing: JSONFramer.Configuration
 
-    package init(decoder: NDJSONLineDecoder, transform: Transform?, encodes: Bool, failsFast: Bool, maximumLineBytes: Int) {
+    package init(decoder: NDJSONLineDecoder, transform: Transform?, encodes: Bool, failsFast: Bool, maximumLineBytes: Int,
+                 framing: JSONFramer.Configuration = .init()) {
+        self.framing = framing
         self.decoder = decoder
         self.transform = transform
         self.encodes = encodes
@@ -98,6 +104,20 @@ package struct RecordUnitDecoder: Sendable {
 
     package func decode(_ result: RecordUnitResult) {
         let unit = result.unit
+        if unit.kind == .whole {
+            // Read as the framer reads a stream's document: whole, up to the line limit.
+            let limit = framing.maximumStreamedDocumentBytes
+            do {
+                guard try unit.readWhole(limit: limit) else {
+                    let error = JSONFramer.tooLargeDocument(limit: limit, isStream: true, configuration: framing, source: unit.sourceName)
+                    result.events.append(.init(kind: .inputFailure(error), line: 1, localIndex: 0, recordsBefore: 0))
+                    return
+                }
+            } catch {
+                result.events.append(.init(kind: .inputFailure(error), line: 1, localIndex: 0, recordsBefore: 0))
+                return
+            }
+        }
         if encodes {
             let count = unit.bytes.count
             result.output = JSONOutput(capacity: count + count / 8 + 64)
@@ -108,6 +128,7 @@ package struct RecordUnitDecoder: Sendable {
             case .documents: decodeDocuments(unit.content, into: result, lineText: unit.document.isEmpty ? nil : unit.document,
                                              lineBase: unit.offsetInDocument)
             case .elements: decodeElements(unit, into: result)
+            case .whole: break // read above
             }
         }
     }
