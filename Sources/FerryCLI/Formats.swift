@@ -97,11 +97,22 @@ struct OpenedInput {
 /// by its SQLite header and Ferry's marker, an archive by its first tar header, else `declared`
 /// (`--from`), else the first non-blank byte.
 func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
-    if let store = try openStoreReader(path, declared: declared) {
-        return OpenedInput(path: path, source: nil, format: .store, store: store)
-    }
     let file = try InputFile(path: path)
-    let input = try ArchiveDetection.openInput(file)
+    // One open per input (a folder may hold thousands): the store check looks at the bytes the
+    // format detection peeks at anyway.
+    let peekable = PeekableSource(file)
+    if path != "-" {
+        let kind = StoreFile.kind(ofPrefix: try peekable.peek(100))
+        switch kind {
+        case .store:
+            return OpenedInput(path: path, source: nil, format: .store, store: try StoreRecordReader(path: path))
+        case .otherSQLite:
+            throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(kind))
+        default:
+            if declared == .store { throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(kind)) }
+        }
+    }
+    let input = try ArchiveDetection.openInput(peekable)
     let format = try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared)
     return OpenedInput(path: path, source: try wholeIfSmallGzipDocument(input.source, path: path, size: file.size, format: format),
                        format: format)
