@@ -205,7 +205,7 @@ package struct NDJSONLineDecoder: Sendable {
                     try emit(.reject(error, raw: rest))
                     return
                 }
-                try take(document, line: text, raw: UnsafeRawBufferPointer(rebasing: text[offset..<end]), emit)
+                try take(document, line: text, raw: UnsafeRawBufferPointer(rebasing: text[offset..<end]), emit, start: offset)
                 offset = end
                 continue
             }
@@ -287,14 +287,15 @@ package struct NDJSONLineDecoder: Sendable {
         }
     }
 
-    /// Turns a decoded document into items.
+    /// Turns a decoded document into items; `start` is where it begins in `line`.
     private func take(_ document: consuming RecordDocument, line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool = true, matched: Bool = false) throws {
+                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool = true, matched: Bool = false,
+                      start: Int = 0) throws {
         switch consume document {
         case .record(let record):
             try emit(.record(record, matched: matched))
         case .recordError(let serverError):
-            let error = RecordFormatError(.serverError, serverError.description, byteOffset: 0)
+            let error = RecordFormatError(.serverError, serverError.description, byteOffset: start)
             try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: raw))
         case .response(var response):
             // The entries are swapped out, so the array handed on is the only reference to its

@@ -111,6 +111,15 @@ struct NDJSONReaderTests {
         #expect(rejected["serverErrorCode"] == .string("NOT_FOUND"))
     }
 
+    @Test("An error entry that is a document of its own, after others, is reported at its own line")
+    func errorEntryDocument() throws {
+        let text = "{\n  \"records\" : [ { \"recordName\" : \"a\" } ]\n}\n  {\"serverErrorCode\":\"ACCESS_DENIED\",\"reason\":\"no\"}\n"
+        let error = #expect(throws: RecordFormatError.self) { try readAll(Array(text.utf8)) }
+        #expect(error?.code == .serverError)
+        #expect(error?.line == 4)
+        #expect(error?.column == 3)
+    }
+
     @Test("CRLF line ends, a byte order mark and blank lines are accepted")
     func lineEnds() throws {
         let text = "\u{FEFF}{\"recordName\":\"a\"}\r\n\r\n  \n{\"recordName\":\"b\"}"

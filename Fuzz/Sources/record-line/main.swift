@@ -20,8 +20,8 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     while let record = try? reader.next() { read.append(record) }
 
     var transcoded = JSONOutput(capacity: 1024)
-    var names: [Range<Int>] = []
-    let taken = RecordJSON.transcodeRecord(bytes, into: &transcoded, names: &names, configuration: .init())
+    var scratch = TranscodingScratch()
+    let taken = RecordJSON.transcodeRecord(bytes, into: &transcoded, scratch: &scratch, configuration: .init())
     guard let record = try? RecordJSON.decodeRecord(bytes) else {
         fuzzCheck(!taken, "the transcoder took a record the decoder rejects")
         return 0

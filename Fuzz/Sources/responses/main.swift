@@ -27,8 +27,8 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     var transcoded = JSONOutput(capacity: 4096)
     var ends: [Int] = []
-    var names: [Range<Int>] = []
-    if let end = RecordJSON.transcodeResponse(in: bytes, at: 0, into: &transcoded, recordEnds: &ends, names: &names, configuration: .init()),
+    var scratch = TranscodingScratch()
+    if let end = RecordJSON.transcodeResponse(in: bytes, at: 0, into: &transcoded, recordEnds: &ends, scratch: &scratch, configuration: .init()),
        bytes[end...].allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
         let reader = NDJSONReader(source: MemorySource(Array(bytes)), policy: .fail,
                                   configuration: .init(maximumLineBytes: maximumInputBytes, maximumDocumentBytes: maximumInputBytes))

@@ -82,7 +82,7 @@ package struct RecordUnitDecoder: Sendable {
     package let failsFast: Bool
     package let maximumLineBytes: Int
     /// Records go from input to output unchanged (encoding, no transform, no prefilter): they are
-    /// transcoded (``RecordJSON/transcodeRecord(_:into:names:configuration:)``), not decoded
+    /// transcoded (``RecordJSON/transcodeRecord(_:into:scratch:configuration:)``), not decoded
     /// into records and encoded again, wherever the transcoder takes them.
     package let passesThrough: Bool
     /// The framer's limits, for inputs read whole here.
@@ -176,7 +176,7 @@ package struct RecordUnitDecoder: Sendable {
         // Plain record lines are decoded into this one value, line after line (see
         // ``NDJSONLineDecoder/decodeRecord(_:into:)``); other lines go through `decode`.
         var reused = Record(recordName: "")
-        var names: [Range<Int>] = []
+        var scratch = TranscodingScratch()
         var start = 0
         while start < bytes.count {
             line += 1
@@ -195,7 +195,7 @@ package struct RecordUnitDecoder: Sendable {
             let content = UnsafeRawBufferPointer(rebasing: bytes[start..<contentEnd])
             if NDJSONLineDecoder.isBlank(content) { continue }
             let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
-            if passesThrough && RecordJSON.transcodeRecord(content, into: &result.output, names: &names,
+            if passesThrough && RecordJSON.transcodeRecord(content, into: &result.output, scratch: &scratch,
                                                            configuration: decoder.configuration) {
                 localIndex += 1
                 passed(result)
@@ -227,7 +227,7 @@ package struct RecordUnitDecoder: Sendable {
         // the rest of the text is decoded.
         var offset = 0
         if passesThrough {
-            var names: [Range<Int>] = []
+            var scratch = TranscodingScratch()
             while true {
                 while offset < text.count, text[offset] == 0x20 || text[offset] == 0x0A || text[offset] == 0x0D || text[offset] == 0x09 {
                     offset += 1
@@ -235,7 +235,7 @@ package struct RecordUnitDecoder: Sendable {
                 guard offset < text.count, text[offset] == UInt8(ascii: "{") else { break }
                 let before = result.recordEnds.count
                 guard let end = RecordJSON.transcodeResponse(in: text, at: offset, into: &result.output, recordEnds: &result.recordEnds,
-                                                             names: &names, configuration: decoder.configuration) else { break }
+                                                             scratch: &scratch, configuration: decoder.configuration) else { break }
                 let records = result.recordEnds.count - before
                 localIndex += records
                 result.recordsRead += records
@@ -270,11 +270,11 @@ package struct RecordUnitDecoder: Sendable {
         let text = unit.bytes
         var zone = JSONOutput(capacity: 128)
         if let zoneID = unit.zone { RecordJSON.encode(zoneID, into: &zone) }
-        var names: [Range<Int>] = []
+        var scratch = TranscodingScratch()
         do {
             for range in unit.elements {
                 if passesThrough && RecordJSON.transcodeElement(text, range, zone: unit.zone == nil ? nil : zone.bytes,
-                                                                into: &result.output, names: &names,
+                                                                into: &result.output, scratch: &scratch,
                                                                 configuration: decoder.configuration) {
                     localIndex += 1
                     passed(result)

@@ -10,15 +10,31 @@ import Darwin
 // conversion with nothing to change in the records (no filter, no projection), each record is
 // written as it is read, without building a `Record` and encoding it again.
 //
-// The transcoder accepts only what it can write exactly as decode-then-encode would: the shapes
-// of the decoder's fast paths (known keys in the canonical order, `{"value":…,"type":"TAG"}`
-// fields with a standard tag, ASCII field names without escapes, no `null` under a known key,
-// no unknown keys). Its output is built from the encoder's own pieces — strings without escapes
+// The transcoder accepts only what it can write exactly as decode-then-encode would: a record's
+// known keys in any order (each written to scratch space, then copied out in the canonical
+// order), the shapes of the decoder's fast paths inside them (`{"value":…,"type":"TAG"}` fields
+// with a standard tag, zone IDs, stamps, references, assets and locations with their members in
+// the encoder's order), ASCII field names without escapes, no `null` under a known key, no
+// unknown keys. Its output is built from the encoder's own pieces — strings without escapes
 // copied after the checks `readString()` makes (their encoding is the same bytes), other strings
-// decoded and encoded again, integers and doubles parsed and printed by `JSONOutput` — so what it
-// writes is byte for byte what `RecordJSON.encode(decodeRecord(…))` writes. For anything else
-// it returns `false` and the caller decodes the record the general way, which also reports what
+// decoded and encoded again, integers and doubles parsed and printed by `JSONOutput`,
+// `pluginFields` read as a value and written back — so what it writes is byte for byte what
+// `RecordJSON.encode(decodeRecord(…))` writes. For anything else it returns `false` and the
+// caller decodes the record the general way, which also reports what
 // is wrong with a bad one. A differential test and the fuzz harness hold the two paths equal.
+
+/// Scratch space the transcoder reuses from record to record (keep one per thread).
+package struct TranscodingScratch: ~Copyable {
+    /// Field names of the record being transcoded (ranges of the input).
+    var names: [Range<Int>] = []
+    /// Where each member of the record, by its place in the canonical order, was written in
+    /// ``buffer``: start and end, or -1.
+    var slots = [Int](repeating: -1, count: 2 * JSONScanner.canonicalMembers.count)
+    /// The record's members, transcoded in input order, then copied out in the canonical order.
+    var buffer = JSONOutput(capacity: 1 << 12)
+
+    package init() { names.reserveCapacity(16) }
+}
 
 extension RecordJSON {
     /// The nesting the transcoder needs: inputs allowed less than this are decoded instead, so
@@ -28,14 +44,14 @@ extension RecordJSON {
     /// Transcodes the record dictionary that `text` holds (nothing but whitespace around it)
     /// into `out`, without its newline: the bytes ``encode(_:into:)`` would write for the
     /// decoded record. Returns `false`, with `out` as it was, when the record must be decoded
-    /// (see ``JSONScanner/transcodeRecord(into:zone:names:)``).
-    package static func transcodeRecord(_ text: UnsafeRawBufferPointer, into out: inout JSONOutput, names: inout [Range<Int>],
+    /// (see ``JSONScanner/transcodeRecord(into:zone:scratch:)``).
+    package static func transcodeRecord(_ text: UnsafeRawBufferPointer, into out: inout JSONOutput, scratch: inout TranscodingScratch,
                                          configuration: Configuration) -> Bool {
         guard configuration.maximumDepth >= minimumTranscodingDepth else { return false }
         var scanner = JSONScanner(text, maximumDepth: configuration.maximumDepth)
         let mark = out.count
         do {
-            if try scanner.transcodeRecord(into: &out, zone: nil, names: &names) {
+            if try scanner.transcodeRecord(into: &out, zone: nil, scratch: &scratch) {
                 scanner.skipWhitespace()
                 if scanner.isAtEnd { return true }
             }
@@ -45,17 +61,17 @@ extension RecordJSON {
     }
 
     /// Transcodes the record element at `range` of a large response (see
-    /// ``transcodeRecord(_:into:names:configuration:)``); `zone`, the encoded zone ID of the
+    /// ``transcodeRecord(_:into:scratch:configuration:)``); `zone`, the encoded zone ID of the
     /// `changes/zone` entry it came in, is given to a record that names none.
     package static func transcodeElement(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, zone: UnsafeRawBufferPointer?,
-                                         into out: inout JSONOutput, names: inout [Range<Int>],
+                                         into out: inout JSONOutput, scratch: inout TranscodingScratch,
                                          configuration: Configuration) -> Bool {
         guard configuration.maximumDepth >= minimumTranscodingDepth else { return false }
         var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: text[..<range.upperBound]), maximumDepth: configuration.maximumDepth)
         scanner.position = range.lowerBound
         let mark = out.count
         do {
-            if try scanner.transcodeRecord(into: &out, zone: zone, names: &names) {
+            if try scanner.transcodeRecord(into: &out, zone: zone, scratch: &scratch) {
                 scanner.skipWhitespace()
                 if scanner.isAtEnd { return true }
             }
@@ -71,14 +87,14 @@ extension RecordJSON {
     /// `recordEnds` as they were, when the document must be decoded: anything but such a
     /// response, a record the transcoder does not take, an error entry, a zone listing, bad JSON.
     package static func transcodeResponse(in text: UnsafeRawBufferPointer, at offset: Int, into out: inout JSONOutput,
-                                          recordEnds: inout [Int], names: inout [Range<Int>],
+                                          recordEnds: inout [Int], scratch: inout TranscodingScratch,
                                           configuration: Configuration) -> Int? {
         guard configuration.maximumDepth >= minimumTranscodingDepth else { return nil }
         var scanner = JSONScanner(text, maximumDepth: configuration.maximumDepth)
         scanner.position = offset
         let mark = out.count, ends = recordEnds.count
         do {
-            if try scanner.transcodeResponse(into: &out, recordEnds: &recordEnds, names: &names) { return scanner.position }
+            if try scanner.transcodeResponse(into: &out, recordEnds: &recordEnds, scratch: &scratch) { return scanner.position }
         } catch {}
         out.truncate(to: mark)
         recordEnds.removeSubrange(ends...)
@@ -95,9 +111,9 @@ extension JSONScanner {
         static let moreComing: UInt8 = 16, metaSyncToken: UInt8 = 32
     }
 
-    /// See ``RecordJSON/transcodeResponse(in:at:into:recordEnds:names:configuration:)``.
+    /// See ``RecordJSON/transcodeResponse(in:at:into:recordEnds:scratch:configuration:)``.
     mutating func transcodeResponse(into out: inout JSONOutput, recordEnds: inout [Int],
-                                    names: inout [Range<Int>]) throws(RecordFormatError) -> Bool {
+                                    scratch: inout TranscodingScratch) throws(RecordFormatError) -> Bool {
         skipWhitespace()
         guard current == UInt8(ascii: "{") else { return false }
         try beginObject()
@@ -115,10 +131,10 @@ extension JSONScanner {
             switch bit {
             case Envelope.records:
                 guard current == UInt8(ascii: "["), try transcodeRecordArray(into: &out, recordEnds: &recordEnds, zone: nil,
-                                                                             names: &names) else { return false }
+                                                                             scratch: &scratch) else { return false }
             case Envelope.zones:
                 guard current == UInt8(ascii: "["), try transcodeZoneEntries(into: &out, recordEnds: &recordEnds,
-                                                                             names: &names) else { return false }
+                                                                             scratch: &scratch) else { return false }
             case Envelope.moreComing:
                 guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else { return false }
                 _ = try readBool()
@@ -134,11 +150,11 @@ extension JSONScanner {
 
     /// The `records` array at `position`, every entry a record the transcoder takes.
     private mutating func transcodeRecordArray(into out: inout JSONOutput, recordEnds: inout [Int], zone: UnsafeRawBufferPointer?,
-                                               names: inout [Range<Int>]) throws(RecordFormatError) -> Bool {
+                                               scratch: inout TranscodingScratch) throws(RecordFormatError) -> Bool {
         try beginArray()
         var first = true
         while try nextElement(&first) {
-            guard try transcodeRecord(into: &out, zone: zone, names: &names) else { return false }
+            guard try transcodeRecord(into: &out, zone: zone, scratch: &scratch) else { return false }
             out.append(0x0A)
             recordEnds.append(out.count)
         }
@@ -149,7 +165,7 @@ extension JSONScanner {
     /// records), tokens and flags, and records; an entry with anything else (an error), or an
     /// array where no entry has records (a zone listing), is for the decoder.
     private mutating func transcodeZoneEntries(into out: inout JSONOutput, recordEnds: inout [Int],
-                                               names: inout [Range<Int>]) throws(RecordFormatError) -> Bool {
+                                               scratch: inout TranscodingScratch) throws(RecordFormatError) -> Bool {
         try beginArray()
         var carriesRecords = false
         var zone = JSONOutput(capacity: 128)
@@ -180,7 +196,7 @@ extension JSONScanner {
                     carriesRecords = true
                     // `zone` is not written while its bytes are in use.
                     let given = seen & 1 != 0 ? zone.bytes : nil
-                    guard try transcodeRecordArray(into: &out, recordEnds: &recordEnds, zone: given, names: &names) else { return false }
+                    guard try transcodeRecordArray(into: &out, recordEnds: &recordEnds, zone: given, scratch: &scratch) else { return false }
                 default:
                     guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else { return false }
                     _ = try readBool()
@@ -192,68 +208,88 @@ extension JSONScanner {
 
     // MARK: Records
 
-    /// Transcodes the record object at `position` (see the top of this file). `zone` is the
-    /// encoded zone ID written for a record that names none; `names` is scratch space for field
-    /// names (kept by the caller so that its storage is reused). Throws on bad JSON, returns
-    /// `false` for a shape it does not take; either way the caller rewinds `out` and decodes.
+    /// The members of a record dictionary in the order the encoder writes them, each with what
+    /// goes before its value in the output.
+    static let canonicalMembers: [(key: StaticString, prefix: StaticString)] = [
+        ("recordName", "{\"recordName\":"), ("recordType", ",\"recordType\":"), ("zoneID", ",\"zoneID\":"),
+        ("recordChangeTag", ",\"recordChangeTag\":"), ("created", ",\"created\":"), ("modified", ",\"modified\":"),
+        ("deleted", ",\"deleted\":"), ("parent", ",\"parent\":"), ("share", ",\"share\":"), ("shortGUID", ",\"shortGUID\":"),
+        ("fields", ",\"fields\":"), ("pluginFields", ",\"pluginFields\":"),
+    ]
+    private static let zoneIDMember = 2
+
+    /// The place of a record key in ``canonicalMembers``, or `nil` for a key the record
+    /// dictionary does not define.
+    @inline(__always)
+    private static func canonicalIndex(of key: JSONKey) -> Int? {
+        switch key.raw?.count ?? key.decoded!.utf8.count {
+        case 5: return key.equals("share") ? 8 : nil
+        case 6: return key.equals("fields") ? 10 : key.equals("zoneID") ? 2 : key.equals("parent") ? 7 : nil
+        case 7: return key.equals("created") ? 4 : key.equals("deleted") ? 6 : nil
+        case 8: return key.equals("modified") ? 5 : nil
+        case 9: return key.equals("shortGUID") ? 9 : nil
+        case 10: return key.equals("recordName") ? 0 : key.equals("recordType") ? 1 : nil
+        case 12: return key.equals("pluginFields") ? 11 : nil
+        case 15: return key.equals("recordChangeTag") ? 3 : nil
+        default: return nil
+        }
+    }
+
+    /// Transcodes the record object at `position` (see the top of this file): its members, in
+    /// any order, each into `scratch`, then copied out in the canonical order. `zone` is the
+    /// encoded zone ID written for a record that names none. Throws on bad JSON, returns `false`
+    /// for a shape it does not take (an unknown key, a `null` member, a repeated key, no
+    /// `recordName`); either way the caller rewinds `out` and decodes.
     package mutating func transcodeRecord(into out: inout JSONOutput, zone: UnsafeRawBufferPointer?,
-                                          names: inout [Range<Int>]) throws(RecordFormatError) -> Bool {
-        guard matchByte(UInt8(ascii: "{")), matchKey(#""recordName""#), current == UInt8(ascii: "\"") else { return false }
-        out.append("{\"recordName\":")
-        try transcodeString(into: &out)
-        if matchNextKey(#""recordType""#) {
-            guard current == UInt8(ascii: "\"") else { return false }
-            out.append(",\"recordType\":")
-            try transcodeString(into: &out)
+                                          scratch: inout TranscodingScratch) throws(RecordFormatError) -> Bool {
+        skipWhitespace()
+        guard current == UInt8(ascii: "{") else { return false }
+        try beginObject()
+        scratch.buffer.removeAll()
+        for index in scratch.slots.indices { scratch.slots[index] = -1 }
+        var first = true
+        while try nextMember(&first) {
+            let key = try readKey()
+            guard let index = Self.canonicalIndex(of: key), scratch.slots[2 * index] < 0 else { return false }
+            skipWhitespace()
+            let start = scratch.buffer.count
+            switch index {
+            case 0, 1, 3, 9: // recordName, recordType, recordChangeTag, shortGUID
+                guard current == UInt8(ascii: "\"") else { return false }
+                try transcodeString(into: &scratch.buffer)
+            case 2: guard try transcodeZoneID(into: &scratch.buffer) else { return false }
+            case 4, 5: guard try transcodeStamp(into: &scratch.buffer) else { return false }
+            case 6:
+                if matchLiteral("true") {
+                    scratch.buffer.append("true")
+                } else if matchLiteral("false") {
+                    scratch.buffer.append("false")
+                } else {
+                    return false
+                }
+            case 7, 8: guard try transcodeReference(into: &scratch.buffer) else { return false }
+            case 10: guard try transcodeFields(into: &scratch.buffer, names: &scratch.names) else { return false }
+            default:
+                // pluginFields: any JSON but `null`, written back as the decoder's value is.
+                guard current != UInt8(ascii: "n") else { return false }
+                scratch.buffer.appendValue(try readValue())
+            }
+            scratch.slots[2 * index] = start
+            scratch.slots[2 * index + 1] = scratch.buffer.count
         }
-        if matchNextKey(#""zoneID""#) {
-            out.append(",\"zoneID\":")
-            guard try transcodeZoneID(into: &out) else { return false }
-        } else if let zone {
-            out.append(",\"zoneID\":")
-            out.append(zone)
-        }
-        if matchNextKey(#""recordChangeTag""#) {
-            guard current == UInt8(ascii: "\"") else { return false }
-            out.append(",\"recordChangeTag\":")
-            try transcodeString(into: &out)
-        }
-        if matchNextKey(#""created""#) {
-            out.append(",\"created\":")
-            guard try transcodeStamp(into: &out) else { return false }
-        }
-        if matchNextKey(#""modified""#) {
-            out.append(",\"modified\":")
-            guard try transcodeStamp(into: &out) else { return false }
-        }
-        if matchNextKey(#""deleted""#) {
-            if matchLiteral("true") {
-                out.append(",\"deleted\":true")
-            } else if matchLiteral("false") {
-                out.append(",\"deleted\":false")
-            } else {
-                return false
+        // No name: an error entry, or a record the decoder refuses.
+        guard scratch.slots[0] >= 0 else { return false }
+        let written = scratch.buffer.bytes
+        for index in Self.canonicalMembers.indices {
+            let start = scratch.slots[2 * index]
+            if start >= 0 {
+                out.append(Self.canonicalMembers[index].prefix)
+                out.append(UnsafeRawBufferPointer(rebasing: written[start..<scratch.slots[2 * index + 1]]))
+            } else if index == Self.zoneIDMember, let zone {
+                out.append(",\"zoneID\":")
+                out.append(zone)
             }
         }
-        if matchNextKey(#""parent""#) {
-            out.append(",\"parent\":")
-            guard try transcodeReference(into: &out) else { return false }
-        }
-        if matchNextKey(#""share""#) {
-            out.append(",\"share\":")
-            guard try transcodeReference(into: &out) else { return false }
-        }
-        if matchNextKey(#""shortGUID""#) {
-            guard current == UInt8(ascii: "\"") else { return false }
-            out.append(",\"shortGUID\":")
-            try transcodeString(into: &out)
-        }
-        if matchNextKey(#""fields""#) {
-            out.append(",\"fields\":")
-            guard try transcodeFields(into: &out, names: &names) else { return false }
-        }
-        // `pluginFields`, unknown keys, other orders: decoded.
-        guard matchByte(UInt8(ascii: "}")) else { return false }
         out.append(UInt8(ascii: "}"))
         return true
     }
