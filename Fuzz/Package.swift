@@ -6,16 +6,16 @@
 import PackageDescription
 
 /// Each harness and the Ferry products it drives.
-let harnesses: [(name: String, products: [String])] = [
-    ("record-line", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"]),
-    ("responses", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"]),
-    ("changelog", ["FerryIO", "FerryRecords", "FerryChangeLog"]),
-    ("predicate", ["FerryRecords", "FerryPredicate"]),
-    ("xml", ["FerryIO", "FerryRecords", "FerryXML"]),
-    ("gzip", ["FerryIO", "FerryCompression"]),
-    ("archive", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryArchive", "FerryPipeline"]),
-    ("schema", ["FerryPredicate"]),
-    ("store-sql", ["FerryRecords", "FerryPredicate", "FerryStore"]),
+let harnesses: [(name: String, products: [String], support: [Target.Dependency])] = [
+    ("record-line", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"], ["FuzzPassThrough"]),
+    ("responses", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"], ["FuzzPassThrough"]),
+    ("changelog", ["FerryIO", "FerryRecords", "FerryChangeLog"], []),
+    ("predicate", ["FerryRecords", "FerryPredicate"], []),
+    ("xml", ["FerryIO", "FerryRecords", "FerryXML"], []),
+    ("gzip", ["FerryIO", "FerryCompression"], []),
+    ("archive", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryArchive", "FerryPipeline"], []),
+    ("schema", ["FerryPredicate"], []),
+    ("store-sql", ["FerryRecords", "FerryPredicate", "FerryStore"], []),
 ]
 
 let package = Package(
@@ -24,10 +24,16 @@ let package = Package(
     targets: [
         // libFuzzer's driver, the input cap and the check every harness uses.
         .target(name: "FuzzDriver"),
+        // The check that records passed through a conversion (transcoded) come out as decoded
+        // and encoded records do.
+        .target(name: "FuzzPassThrough", dependencies: [
+            "FuzzDriver", .product(name: "FerryIO", package: "Ferry"), .product(name: "FerryRecords", package: "Ferry"),
+            .product(name: "FerryNDJSON", package: "Ferry"), .product(name: "FerryPipeline", package: "Ferry"),
+        ]),
     ] + harnesses.map { harness in
         .executableTarget(
             name: harness.name,
-            dependencies: ["FuzzDriver"] + harness.products.map { .product(name: $0, package: "Ferry") },
+            dependencies: ["FuzzDriver"] + harness.support + harness.products.map { .product(name: $0, package: "Ferry") },
             path: "Sources/\(harness.name)"
         )
     },
