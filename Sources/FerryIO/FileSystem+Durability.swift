@@ -58,16 +58,7 @@ extension FileSystem {
     /// The names of the entries directly inside `directory` (any kind), unsorted; empty when it
     /// cannot be read.
     public static func entries(in directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        Syscall.directoryEntries(directory) ?? []
     }
 
     /// The size of a regular file in bytes, `nil` when it is not one.

@@ -89,17 +89,7 @@ public enum FileSystem {
             unlink(path)
             return
         }
-        if let directory = opendir(path) {
-            var names: [String] = []
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(directory)
-            for name in names { removeTree(path + "/" + name) }
-        }
+        for name in Syscall.directoryEntries(path) ?? [] { removeTree(path + "/" + name) }
         rmdir(path)
     }
 
@@ -111,15 +101,11 @@ public enum FileSystem {
 
     /// The regular files directly inside `directory`, sorted by name (for folders of saved responses).
     public static func files(in directory: String) throws -> [String] {
-        guard let dir = opendir(directory) else {
+        guard let entries = Syscall.directoryEntries(directory) else {
             throw FerryIOError(.open, path: directory, errno: Syscall.errno)
         }
-        defer { closedir(dir) }
         var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+        for name in entries {
             if name.hasPrefix(".") { continue }
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             if Syscall.isRegularFile(path) == true { names.append(path) }

@@ -123,6 +123,22 @@ package enum Syscall {
         isatty(fd) == 1
     }
 
+    /// The names of the entries of directory `path` but `.` and `..`, unsorted; `nil`, with
+    /// `errno` set, when it cannot be opened.
+    package static func directoryEntries(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        // Each name is read where it lies: an entry is only as long as its name, so copying the
+        // whole `d_name` array out of it reads past the end of the directory buffer.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     package static func isRegularFile(_ path: String) -> Bool? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
