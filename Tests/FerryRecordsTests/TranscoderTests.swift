@@ -18,6 +18,19 @@ struct TranscoderTests {
         return taken ? String(decoding: out.bytes, as: UTF8.self) : nil
     }
 
+    /// The transcoder's output for the response `text` and the end offsets of its records, or
+    /// `nil` when it declines.
+    static func transcodedResponse(_ text: String) -> (output: [UInt8], ends: [Int])? {
+        var out = JSONOutput(capacity: 4096)
+        var ends: [Int] = []
+        var scratch = TranscodingScratch()
+        let bytes = Array(text.utf8)
+        let end = bytes.withUnsafeBytes {
+            RecordJSON.transcodeResponse(in: $0, at: 0, into: &out, recordEnds: &ends, scratch: &scratch, configuration: .init())
+        }
+        return end == nil ? nil : (out.array, ends)
+    }
+
     /// What decoding then encoding gives, or `nil` when decoding fails.
     static func reencoded(_ text: String) -> String? {
         guard let record = try? RecordJSON.decodeRecord(text) else { return nil }
@@ -131,15 +144,9 @@ struct TranscoderTests {
         // Every plain record of the Chat and Shopping samples; the edge cases hold shapes left to the decoder.
         #expect(lines > 10 && taken >= lines * 3 / 4, "took \(taken) of \(lines)")
         let pretty = try String(contentsOfFile: samplesDirectory() + "/query-response.json", encoding: .utf8)
-        var out = JSONOutput(capacity: 4096)
-        var ends: [Int] = []
-        var scratch = TranscodingScratch()
-        let bytes = Array(pretty.utf8)
-        let end = bytes.withUnsafeBytes {
-            RecordJSON.transcodeResponse(in: $0, at: 0, into: &out, recordEnds: &ends, scratch: &scratch, configuration: .init())
-        }
-        #expect(end != nil)
-        let document = try bytes.withUnsafeBytes { try RecordJSON.decodeDocument($0) }
+        let transcoded = Self.transcodedResponse(pretty)
+        #expect(transcoded != nil)
+        let document = try Array(pretty.utf8).withUnsafeBytes { try RecordJSON.decodeDocument($0) }
         guard case .response(let response) = document else {
             Issue.record("the sample is not a records response")
             return
@@ -150,8 +157,8 @@ struct TranscoderTests {
             RecordJSON.encode(record, into: &expected)
             expected.append(0x0A)
         }
-        #expect(ends.count == response.entries.count)
-        #expect(out.array == expected.array)
+        #expect(transcoded?.ends.count == response.entries.count)
+        #expect(transcoded?.output == expected.array)
     }
 
     @Test("Any generated record, reshaped or cut, is transcoded as decoding and encoding would, or declined",
@@ -248,16 +255,9 @@ struct TranscoderTests {
             "zoneID": zoneJSON, "syncToken": .string("t"), "records": .array(values), "moreComing": .bool(false)])])])
 
         func lines(_ text: String) -> [String]? {
-            var out = JSONOutput(capacity: 4096)
-            var ends: [Int] = []
-            var scratch = TranscodingScratch()
-            let bytes = Array(text.utf8)
-            let end = bytes.withUnsafeBytes {
-                RecordJSON.transcodeResponse(in: $0, at: 0, into: &out, recordEnds: &ends, scratch: &scratch, configuration: .init())
-            }
-            guard end != nil else { return nil }
-            #expect(ends.count == out.bytes.filter { $0 == 0x0A }.count)
-            return String(decoding: out.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            guard let (output, ends) = Self.transcodedResponse(text) else { return nil }
+            #expect(ends.count == output.filter { $0 == 0x0A }.count)
+            return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         let expectedQuery = records.map { RecordJSON.encodedString($0) }
         let expectedChanges = records.map { record in

@@ -179,8 +179,7 @@ extension JSONScanner {
             var firstMember = true
             while try nextMember(&firstMember) {
                 let key = try readKey()
-                let bit: UInt8 = key.equals("zoneID") ? 1 : key.equals("syncToken") ? 2 : key.equals("moreComing") ? 4
-                    : key.equals("records") ? 8 : key.equals("deleted") ? 16 : key.equals("purged") ? 32 : 0
+                let bit = Self.zoneEntryBit(of: key)
                 guard bit != 0, seen & bit == 0 else { return false }
                 seen |= bit
                 skipWhitespace()

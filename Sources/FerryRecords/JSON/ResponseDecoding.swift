@@ -52,8 +52,7 @@ extension JSONScanner {
             var firstMember = true
             while try nextMember(&firstMember) {
                 let key = try readKey()
-                let bit: UInt8 = key.equals("zoneID") ? 1 : key.equals("syncToken") ? 2 : key.equals("moreComing") ? 4
-                    : key.equals("records") ? 8 : key.equals("deleted") ? 16 : key.equals("purged") ? 32 : 0
+                let bit = Self.zoneEntryBit(of: key)
                 if bit != 0 {
                     if seen & bit != 0 { throw duplicate(key) }
                     seen |= bit
@@ -86,6 +85,14 @@ extension JSONScanner {
             entries.append(entry)
         }
         return entries
+    }
+
+    /// The known keys of a `zones` entry as bits (for duplicate detection): `zoneID` 1,
+    /// `syncToken` 2, `moreComing` 4, `records` 8, `deleted` 16, `purged` 32; 0 for another key.
+    @inline(__always)
+    static func zoneEntryBit(of key: JSONKey) -> UInt8 {
+        key.equals("zoneID") ? 1 : key.equals("syncToken") ? 2 : key.equals("moreComing") ? 4
+            : key.equals("records") ? 8 : key.equals("deleted") ? 16 : key.equals("purged") ? 32 : 0
     }
 
     /// Reads `true` or `false` for `key`, saying what was found otherwise.
