@@ -77,16 +77,34 @@ extension RecordStore {
         }
         if deep {
             let zones = try zoneTable()
-            let rows = try connection.prepare("SELECT zone_id, record_name, record_type, body FROM records")
+            let rows = try connection.prepare("""
+                SELECT zone_id, record_name, record_type, body, change_tag, created_at, created_by, modified_at, modified_by,
+                       parent_name, share_name FROM records
+                """)
             var reported = 0
             while try rows.step() {
                 let name = rows.text(at: 1) ?? ""
                 do {
                     let record = try StoreCodec.record(fromBody: rows.textBytes(at: 3), path: path)
                     let zone = zones[rows.int64(at: 0)]?.zoneID
-                    if record.recordName != name || record.recordType != rows.text(at: 2)
-                        || (record.zoneID ?? .default).zoneName != zone?.zoneName {
-                        problems.append("expected the record \"\(name)\"'s JSON to agree with its columns (name, type, zone), found it does not")
+                    func integer(_ column: Int32) -> Int64? { rows.type(at: column) == .null ? nil : rows.int64(at: column) }
+                    var differing: [String] = []
+                    if record.recordName != name { differing.append("name") }
+                    if record.recordType != rows.text(at: 2) { differing.append("type") }
+                    if (record.zoneID ?? .default).zoneName != zone?.zoneName { differing.append("zone") }
+                    // A record saved without a tag gets one from the store.
+                    if let tag = record.recordChangeTag, tag != rows.text(at: 4) { differing.append("change tag") }
+                    if record.created?.timestamp != integer(5) || record.created?.userRecordName != rows.text(at: 6) {
+                        differing.append("created")
+                    }
+                    if record.modified?.timestamp != integer(7) || record.modified?.userRecordName != rows.text(at: 8) {
+                        differing.append("modified")
+                    }
+                    if record.parent?.recordName != rows.text(at: 9) { differing.append("parent") }
+                    if record.share?.recordName != rows.text(at: 10) { differing.append("share") }
+                    if !differing.isEmpty {
+                        problems.append("expected the record \"\(name)\"'s JSON to agree with its columns, found it does not in: "
+                                        + differing.joined(separator: ", "))
                         reported += 1
                     }
                 } catch {

@@ -6,6 +6,13 @@ package enum StoreSchema {
     /// `PRAGMA application_id` of every store: the bytes `FRRY`.
     package static let applicationID: Int32 = 0x4652_5259
 
+    /// The page size of new stores (`PRAGMA page_size`; SQLite's default is 4096). Records are
+    /// hundreds of bytes to kilobytes of JSON: larger pages hold more of them whole, so a bulk
+    /// load writes fewer pages and fewer overflow chains (importing 1M records into a new store
+    /// spent 2.97 s in SQLite's inserts with 4 KiB pages, 1.65 s with 16 KiB), and scans read
+    /// fewer pages; a small change rewrites a page of 16 KiB. Existing stores keep theirs.
+    package static let pageSize = 16384
+
     /// The format version this Ferry writes (`PRAGMA user_version`).
     package static let currentVersion = 1
 

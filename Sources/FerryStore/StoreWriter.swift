@@ -3,6 +3,14 @@ import FerryIO
 import FerryPipeline
 import FerryRecords
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Imports records into a store: a ``RecordWriter`` whose output is a store file.
 ///
 /// - A **new store** (no file, or an empty one) is built beside its target under a temporary
@@ -14,7 +22,9 @@ import FerryRecords
 ///   fails. A failed or abandoned import leaves the store as it was.
 ///
 /// Records are encoded on the calling thread and inserted by SQLite on another, so decoding the
-/// input and inserting overlap. Nothing is visible until ``finish()`` succeeds.
+/// input and inserting overlap; records that arrive encoded (``write(encodedLines:records:)``,
+/// from sources that transcode on worker threads) are stored as they are, only their system
+/// keys read. Nothing is visible until ``finish()`` succeeds.
 ///
 /// ```swift
 /// let writer = try StoreWriter(path: "chat.sqlite", configuration: .init(mode: .upsert))
@@ -87,6 +97,8 @@ public final class StoreWriter: RecordWriter {
     private var pipeline: WritePipeline<StoreMutator, Item>?
     private var batch: [Item] = []
     private let encoder = StoreRowEncoder()
+    /// The system keys of the encoded line read last (reused line after line).
+    private var lineKeys = Record(recordName: "")
     private let defaultDatabase: Int64
     /// Whether the records indexes are made after the rows (a new store in insert mode).
     private var buildsIndexesLast: Bool
@@ -138,6 +150,8 @@ public final class StoreWriter: RecordWriter {
         }
         let mode = configuration.mode
         let mutator = try StoreMutator(connection: store!.connection, path: path)
+        // A new store in insert mode creates each record once: its journal is written at the end.
+        mutator.defersCreatedJournal = buildsIndexesLast
         pipeline = WritePipeline(context: mutator) { mutator, item in
             let zone = try mutator.zone(for: item.row.zoneID, database: item.database)
             switch mode {
@@ -184,6 +198,32 @@ public final class StoreWriter: RecordWriter {
         try write(row, databaseID: try database.map(StoreCodec.databaseID) ?? defaultDatabase)
     }
 
+    /// Takes records encoded as compact NDJSON lines: their bytes become the stored JSON.
+    public var acceptsEncodedLines: Bool { true }
+
+    /// Writes `records` records given as compact NDJSON lines, each ended by a newline, as
+    /// ``RecordJSON/encode(_:into:)`` writes them: the bytes of each line are stored as they are
+    /// and only its system keys are read (for the columns). The rows are those
+    /// ``write(_:)`` makes of the decoded records.
+    public func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
+        guard let base = bytes.baseAddress else { return }
+        var start = 0
+        while start < bytes.count {
+            let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            start = end + 1
+            guard RecordJSON.decodeSystemKeys(line, into: &lineKeys) else {
+                // Not what an encoder writes: decoding says what is wrong.
+                try write(try RecordJSON.decodeRecord(line))
+                continue
+            }
+            try write(StoreRow(recordName: lineKeys.recordName, zoneID: lineKeys.zoneID, recordType: lineKeys.recordType,
+                               changeTag: lineKeys.recordChangeTag, created: lineKeys.created, modified: lineKeys.modified,
+                               parentName: lineKeys.parent?.recordName, shareName: lineKeys.share?.recordName, body: line),
+                      databaseID: defaultDatabase)
+        }
+    }
+
     private func write(_ row: StoreRow, databaseID: Int64) throws {
         guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the import is finished", path: path) }
         guard !row.recordName.isEmpty else {
@@ -228,6 +268,7 @@ public final class StoreWriter: RecordWriter {
         try pipeline.sync { mutator in
             if first {
                 try mutator.flush()
+                mutator.defersCreatedJournal = false
                 try mutator.connection.execute("DELETE FROM records; DELETE FROM journal; DELETE FROM checkpoints; DELETE FROM zones")
                 if makesIndexes { for sql in StoreSchema.recordIndexes { try mutator.connection.execute(sql) } }
                 mutator.forgetCaches()
@@ -264,6 +305,7 @@ public final class StoreWriter: RecordWriter {
         do {
             try flushBatch()
             statistics = try pipeline.sync { mutator in
+                try mutator.writeDeferredJournal()
                 try mutator.flush()
                 return Statistics(created: mutator.created, modified: mutator.modified, unchanged: mutator.unchanged)
             }

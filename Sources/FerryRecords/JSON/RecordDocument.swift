@@ -93,6 +93,28 @@ public enum RecordJSON {
         }
     }
 
+    /// Decodes a record dictionary's system keys into `record` — its fields skipped, their
+    /// structure checked — replacing all of it: for stores that take the system columns of lines
+    /// the encoder or the transcoder wrote and keep the bytes as they are. Returns `false` as
+    /// ``decodeRecord(_:into:configuration:)`` does.
+    package static func decodeSystemKeys(_ bytes: UnsafeRawBufferPointer, into record: inout Record,
+                                         configuration: Configuration = .init()) -> Bool {
+        withUnsafePointer(to: systemKeysOnly) { pointer in
+            var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
+            scanner.selectionPointer = pointer
+            do {
+                guard try scanner.decodeRecord(into: &record) else { return false }
+                try scanner.expectEnd()
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
+    /// No fields, both stamps.
+    private static let systemKeysOnly = FieldSelection(fields: [], includesStamps: true)
+
     /// Decodes one record dictionary from UTF-8 text.
     public static func decodeRecord(_ text: String, configuration: Configuration = .init()) throws(RecordFormatError) -> Record {
         let bytes = Array(text.utf8)

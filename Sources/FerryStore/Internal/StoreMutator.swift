@@ -58,6 +58,10 @@ final class StoreMutator {
     private let encoder = StoreRowEncoder()
     /// The live records in memory, for a new store built by a replay (no name index until the end).
     let live: LiveRecordIndex?
+    /// Whether ``insert(_:zone:)`` leaves the journal entries of the records it creates to
+    /// ``writeDeferredJournal()`` (a new store's bulk load, where every record is created once:
+    /// one statement at the end instead of one per record).
+    var defersCreatedJournal = false
 
     /// Records created, modified, left unchanged, deleted.
     private(set) var created = 0, modified = 0, unchanged = 0, deleted = 0
@@ -224,7 +228,12 @@ final class StoreMutator {
             throw StoreError(.conflict, "the record \"\(row.recordName)\" already exists in the zone \(zoneDescription(zone)); "
                              + "import with --mode upsert or --mode replace to overwrite records", path: path, recordName: row.recordName)
         }
-        try journalRow(.created, row: row, zone: zone, seq: seq)
+        if defersCreatedJournal {
+            nextSeq = seq + 1
+            zoneChanges[zone, default: (0, 0)].seq = seq
+        } else {
+            try journalRow(.created, row: row, zone: zone, seq: seq)
+        }
         created += 1
         zoneChanges[zone, default: (0, 0)].count += 1
     }
@@ -376,6 +385,18 @@ final class StoreMutator {
             try update.run()
         }
         zoneChanges.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes the journal entries ``insert(_:zone:)`` left out while ``defersCreatedJournal``: a
+    /// `created` entry for every record, with the record's sequence number and change tag, as
+    /// `insert` would have written them; from then on each record is journaled as it goes.
+    func writeDeferredJournal() throws {
+        guard defersCreatedJournal else { return }
+        defersCreatedJournal = false
+        try connection.execute("""
+            INSERT INTO journal (seq, zone_id, kind, record_name, record_type, change_tag)
+            SELECT seq, zone_id, '\(StoreSchema.JournalKind.created.rawValue)', record_name, record_type, change_tag FROM records
+            """)
     }
 
     /// Forgets cached zones and counts (after the tables were emptied, to restore a journal).
