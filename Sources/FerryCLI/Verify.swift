@@ -20,7 +20,7 @@ struct Verify: ParsableCommand {
 
         A store (recognised by content) is checked with SQLite's integrity check and Ferry's \
         invariants: records in live zones, each zone's record count, each record's journal entry, \
-        each zone's latest change; --deep also decodes every record.
+        each zone's latest change; --deep also decodes every record and compares it with its columns.
 
         Examples:
           ferry verify backup.tar.gz
@@ -44,7 +44,7 @@ struct Verify: ParsableCommand {
     @Flag(help: "Exit 0 for an archive without manifest.json whose records all decode (its sizes, checksums and counts cannot be checked).")
     var allowMissingManifest = false
 
-    @Flag(help: "For a store: also decode every record and compare it with its columns.")
+    @Flag(help: "For a store: also decode every record and compare it with its system columns.")
     var deep = false
 
     func validate() throws {

@@ -145,15 +145,20 @@ extension JSONScanner {
     }
 
     /// Fails when the object whose keys are those of `scratch` from `mark` on already had `span`.
+    /// (The error is made out of line, so that the loop inlines into every key read.)
     @inlinable @inline(__always)
     func checkUnique(_ span: JSONKeyScratch.Span, in scratch: JSONKeyScratch, from mark: Int, at keyStart: Int) throws(RecordFormatError) {
         var index = mark
         while index < scratch.top {
-            if try sameKey(scratch.span(at: index), span) {
-                throw error(.duplicateKey, "expected each key once, found \"\(try keyString(span))\" twice", at: keyStart)
-            }
+            if try sameKey(scratch.span(at: index), span) { throw duplicateKeyError(span, at: keyStart) }
             index += 1
         }
+    }
+
+    @usableFromInline @inline(never)
+    func duplicateKeyError(_ span: JSONKeyScratch.Span, at keyStart: Int) -> RecordFormatError {
+        let key = (try? keyString(span)) ?? ""
+        return error(.duplicateKey, "expected each key once, found \"\(key)\" twice", at: keyStart)
     }
 
     @usableFromInline
@@ -174,7 +179,8 @@ extension JSONScanner {
         let (stop, flags) = try scanStringBody()
         try validateString(from: keyStart + 1, to: stop, flags: flags)
         let span = JSONKeyScratch.Span(start: keyStart + 1, end: stop, isEscaped: flags & Self.escapeFlag != 0)
-        try checkUnique(span, in: scratch, from: mark, at: keyStart)
+        // The first key of an object has nothing to differ from.
+        if mark < scratch.top { try checkUnique(span, in: scratch, from: mark, at: keyStart) }
         scratch.push(span)
         if current == UInt8(ascii: ":") {
             position += 1
