@@ -213,7 +213,8 @@ public final class StoreWriter: RecordWriter {
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             start = end + 1
             guard RecordJSON.decodeSystemKeys(line, into: &lineKeys) else {
-                // Not what an encoder writes: decoding says what is wrong.
+                // Not what an encoder writes (not compact, or not a plain record): decoded and
+                // encoded like any record; decoding says what is wrong, if anything.
                 try write(try RecordJSON.decodeRecord(line))
                 continue
             }

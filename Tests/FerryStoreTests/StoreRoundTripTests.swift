@@ -81,6 +81,44 @@ struct StoreRoundTripTests {
         #expect(try RecordStore(path: byRecord).verify(deep: true).problems.isEmpty)
     }
 
+    @Test("Encoded lines that are not compact, or not records, are stored as their records, or refused")
+    func encodedLinesNotCompact() throws {
+        let records = StoreFixture.records(count: 30, seed: 43)
+        let path = StoreFixture.newPath()
+        let writer = try StoreWriter(path: path)
+        var text = ""
+        for (index, record) in records.enumerated() {
+            let json = String(decoding: StoreFixture.json(record), as: UTF8.self)
+            switch index % 3 {
+            case 0: text += json + "\r\n"
+            case 1: text += json.replacingOccurrences(of: "\":", with: "\" : ") + "\n"
+            default: text += json + "\n"
+            }
+        }
+        try Array(text.utf8).withUnsafeBytes { try writer.write(encodedLines: $0, records: records.count) }
+        try writer.finish()
+        // The stored bytes themselves are the compact encoding (read raw, in stored order).
+        var stored: [[UInt8]] = []
+        _ = try RecordStore(path: path).forEachMatch(StoreQuery()) { body in
+            stored.append(Array(body))
+            return true
+        }
+        #expect(stored == records.map(StoreFixture.json))
+        let verification = try RecordStore(path: path).verify(deep: true)
+        #expect(verification.problems.isEmpty, "\(verification.problems)")
+
+        // A string that is not UTF-8 inside a field, and a cut line: refused, not stored.
+        let invalid = Array("{\"recordName\":\"a\",\"fields\":{\"t\":{\"value\":\"x".utf8) + [0xFF]
+            + Array("\",\"type\":\"STRING\"}}}\n".utf8)
+        for line in [invalid, Array("{\"recordName\":\"a\",\"fields\":{\n".utf8)] {
+            let bad = try StoreWriter(path: StoreFixture.newPath())
+            #expect(throws: (any Error).self) {
+                try line.withUnsafeBytes { try bad.write(encodedLines: $0, records: 1) }
+            }
+            bad.abandon()
+        }
+    }
+
     @Test("A new store's journal, written after its rows, is the journal an existing store writes record by record")
     func newStoreJournal() throws {
         let records = StoreFixture.records(count: 500, seed: 41)

@@ -94,18 +94,20 @@ public enum RecordJSON {
     }
 
     /// Decodes a record dictionary's system keys into `record` — its fields skipped, their
-    /// structure checked — replacing all of it: for stores that take the system columns of lines
-    /// the encoder or the transcoder wrote and keep the bytes as they are. Returns `false` as
-    /// ``decodeRecord(_:into:configuration:)`` does.
+    /// structure and strings checked — replacing all of it: for stores that take the system
+    /// columns of lines the encoder or the transcoder wrote and keep the bytes as they are.
+    /// Returns `false` as ``decodeRecord(_:into:configuration:)`` does, and for bytes with
+    /// whitespace between tokens (not compact, so not kept as they are).
     package static func decodeSystemKeys(_ bytes: UnsafeRawBufferPointer, into record: inout Record,
                                          configuration: Configuration = .init()) -> Bool {
         withUnsafePointer(to: systemKeysOnly) { pointer in
             var scanner = JSONScanner(bytes, maximumDepth: configuration.maximumDepth)
             scanner.selectionPointer = pointer
+            scanner.checksSkippedStrings = true
             do {
                 guard try scanner.decodeRecord(into: &record) else { return false }
                 try scanner.expectEnd()
-                return true
+                return !scanner.sawWhitespace
             } catch {
                 return false
             }
