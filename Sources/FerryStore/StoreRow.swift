@@ -31,27 +31,17 @@ public struct StoreRow: Sendable {
 
     /// Makes a row from a record; `encoder` (reused across rows) writes the compact JSON.
     public init(record: Record, encoder: StoreRowEncoder) {
-        zoneID = record.zoneID
-        recordName = record.recordName
-        createdAt = record.created?.timestamp
-        modifiedAt = record.modified?.timestamp
         encoder.output.removeAll()
         RecordJSON.encode(record, into: &encoder.output)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(encoder.output.count + record.recordName.utf8.count + 64)
-        bytes.append(contentsOf: encoder.output.bytes)
-        var spans = [Int32](repeating: -1, count: Column.allCases.count * 2)
-        spans[0] = 0
-        spans[1] = Int32(encoder.output.count)
-        Self.append(record.recordName, .recordName, &bytes, &spans)
-        Self.append(record.recordType, .recordType, &bytes, &spans)
-        Self.append(record.recordChangeTag, .changeTag, &bytes, &spans)
-        Self.append(record.created?.userRecordName, .createdBy, &bytes, &spans)
-        Self.append(record.modified?.userRecordName, .modifiedBy, &bytes, &spans)
-        Self.append(record.parent?.recordName, .parentName, &bytes, &spans)
-        Self.append(record.share?.recordName, .shareName, &bytes, &spans)
-        self.bytes = bytes
-        self.spans = spans
+        self.init(columnsOf: record, body: encoder.output.bytes)
+    }
+
+    /// Makes a row of `body`, a record's compact JSON, with the system fields of `record` (the
+    /// record `body` encodes, or its system keys) as the columns.
+    init(columnsOf record: Record, body: UnsafeRawBufferPointer) {
+        self.init(recordName: record.recordName, zoneID: record.zoneID, recordType: record.recordType,
+                  changeTag: record.recordChangeTag, created: record.created, modified: record.modified,
+                  parentName: record.parent?.recordName, shareName: record.share?.recordName, body: body)
     }
 
     /// Makes a row from a record's compact JSON and its system fields, without a `Record`.
@@ -62,7 +52,10 @@ public struct StoreRow: Sendable {
         self.recordName = recordName
         createdAt = created?.timestamp
         modifiedAt = modified?.timestamp
-        var bytes = [UInt8](body)
+        // Room for the text columns too: appending them then copies nothing.
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(body.count + recordName.utf8.count + 64)
+        bytes.append(contentsOf: body)
         var spans = [Int32](repeating: -1, count: Column.allCases.count * 2)
         spans[0] = 0
         spans[1] = Int32(body.count)

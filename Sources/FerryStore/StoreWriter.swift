@@ -218,10 +218,7 @@ public final class StoreWriter: RecordWriter {
                 try write(try RecordJSON.decodeRecord(line))
                 continue
             }
-            try write(StoreRow(recordName: lineKeys.recordName, zoneID: lineKeys.zoneID, recordType: lineKeys.recordType,
-                               changeTag: lineKeys.recordChangeTag, created: lineKeys.created, modified: lineKeys.modified,
-                               parentName: lineKeys.parent?.recordName, shareName: lineKeys.share?.recordName, body: line),
-                      databaseID: defaultDatabase)
+            try write(StoreRow(columnsOf: lineKeys, body: line), databaseID: defaultDatabase)
         }
     }
 
