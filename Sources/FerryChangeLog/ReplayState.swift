@@ -161,6 +161,24 @@ public struct ReplayState {
     }
 
     /// Zone indices in output order.
+    /// A live record as a store writing the state takes it: its zone's index (as ``AppliedChange``
+    /// gives it), its compact JSON (valid while the state lives) and the stamp its last save got.
+    package struct LiveRecord {
+        package var zone: Int
+        package var json: UnsafeRawBufferPointer
+        package var stamp: Int64
+    }
+
+    /// The live records, zone by zone (by name, then owner), records by name.
+    package func liveRecords() -> [LiveRecord] {
+        var records: [LiveRecord] = []
+        records.reserveCapacity(recordCount)
+        for zone in sortedZones() {
+            for blob in storage.zones[zone].table.sortedBlobs { records.append(LiveRecord(zone: zone, json: blob.json, stamp: blob.stamp)) }
+        }
+        return records
+    }
+
     func sortedZones() -> [Int] { storage.zoneIndex.sorted { $0.key < $1.key }.map(\.value) }
 
     /// The records of a zone in `order`.

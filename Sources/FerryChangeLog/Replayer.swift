@@ -1,4 +1,11 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FerryIO
 import FerryRecords
 
@@ -75,8 +82,8 @@ public final class Replayer {
         var name: ExactName
     }
 
-    /// The configuration.
-    public let configuration: Configuration
+    /// The configuration (a store replaying through this engine sets its decoding threads).
+    public package(set) var configuration: Configuration
     /// The state so far.
     public private(set) var state: ReplayState
     /// The anomalies so far.
@@ -93,6 +100,11 @@ public final class Replayer {
     public var onApply: ((ChangeEvent) throws -> Void)?
     /// Called every 65,536 events read (for progress reports).
     public var onProgress: ((Replayer) -> Void)?
+    /// Called with each change as it is applied, without decoding records (for a store that
+    /// journals the changes; the bytes given live only during the call). For a save, what it
+    /// returns is kept with the record as its stamp (``ReplayState/forEachRecord(_:)``); `nil`
+    /// keeps the stamp of the record it replaces.
+    package var onChange: ((AppliedChange) throws -> Int64?)?
 
     private var phase: Phase
     private var untilSeenBeforeSince = false
@@ -396,14 +408,19 @@ public final class Replayer {
             let zone = zoneIndex(zoneID)
             storage.zones[zone].isDeleted = false
             if zoneID.zoneType != nil { storage.zones[zone].zoneID = zoneID }
+            _ = try onChange?(.zoneSaved(zone: zone, zoneID: zoneID))
             try onApply?(.zoneSaved(zoneID))
         case .zoneDeleted(let zoneID), .zonePurged(let zoneID):
             let zone = zoneIndex(zoneID)
+            let removed = storage.zones[zone].table.count
             storage.zones[zone].table.removeAll()
             storage.zones[zone].isDeleted = true
             storage.zones[zone].moreComing = false
             if configuration.cascade { forgetReferrers(inZone: zone) }
-            if case .zonePurged = event {
+            let purged: Bool
+            if case .zonePurged = event { purged = true } else { purged = false }
+            _ = try onChange?(.zoneDeleted(zone: zone, zoneID: zoneID, removed: removed, purged: purged))
+            if purged {
                 storage.zones[zone].syncToken = nil
                 try onApply?(.zonePurged(zoneID))
             } else {
@@ -421,6 +438,7 @@ public final class Replayer {
                                     detail: "a checkpoint for a deleted zone", eventIndex: currentEvent))
             }
             record(checkpoint)
+            _ = try onChange?(.checkpoint(checkpoint))
             try onApply?(.checkpoint(checkpoint))
             if checkpoint.syncToken == configuration.until { phase = .done }
         case .serverError(let zoneID, let name, let code, let reason):
@@ -448,7 +466,8 @@ public final class Replayer {
                     "a save of a record in a deleted zone; the zone is taken as re-created")
             storage.zones[zone].isDeleted = false
         }
-        if let old = storage.zones[zone].table.insert(blob) {
+        let replaced = storage.zones[zone].table.insert(blob)
+        if let old = replaced {
             if let tag = old.tag, let new = blob.tag, tag.elementsEqual(new) {
                 anomaly(.unchangedChangeTag, zone: zone, record: blob.nameString,
                         "a re-save with the change tag \"\(String(decoding: tag, as: UTF8.self))\" the state already holds")
@@ -458,7 +477,19 @@ public final class Replayer {
                         "modified.timestamp went from \(before) back to \(now)")
             }
             if configuration.cascade { unindex(old, of: RecordKey(zone: zone, name: ExactName(old.nameString))) }
-            storage.allocator.release(old)
+        }
+        if let onChange {
+            defer { if let replaced { storage.allocator.release(replaced) } }
+            let json = blob.json
+            var unchanged = false
+            if let old = replaced?.json, old.count == json.count {
+                unchanged = json.count == 0 || memcmp(old.baseAddress!, json.baseAddress!, json.count) == 0
+            }
+            let stamp = try onChange(.saved(zone: zone, zoneID: storage.zones[zone].zoneID, name: blob.name, tag: blob.tag, json: json,
+                                            replaced: replaced != nil, unchanged: unchanged))
+            blob.stamp = stamp ?? replaced?.stamp ?? 0
+        } else if let replaced {
+            storage.allocator.release(replaced)
         }
         if configuration.cascade { index(blob, of: RecordKey(zone: zone, name: ExactName(blob.nameString))) }
         if let onApply { try onApply(.recordSaved(try ReplayState.decode(blob.json))) }
@@ -469,7 +500,12 @@ public final class Replayer {
     private func removed(_ blob: RecordBlob, zone: Int, recordType: String?) throws {
         let key = RecordKey(zone: zone, name: ExactName(blob.nameString))
         if configuration.cascade { unindex(blob, of: key) }
-        storage.allocator.release(blob)
+        if let onChange {
+            defer { storage.allocator.release(blob) }
+            _ = try onChange(.deleted(zone: zone, zoneID: storage.zones[zone].zoneID, name: blob.name, json: blob.json, recordType: recordType))
+        } else {
+            storage.allocator.release(blob)
+        }
         try onApply?(.recordDeleted(RecordID(recordName: key.name.string, zoneID: storage.zones[zone].zoneID), recordType: recordType))
         guard configuration.cascade else { return }
         var work = [key]
@@ -482,7 +518,13 @@ public final class Replayer {
                 }
                 guard let gone else { continue }
                 unindex(gone, of: dependent)
-                storage.allocator.release(gone)
+                if let onChange {
+                    defer { storage.allocator.release(gone) }
+                    _ = try onChange(.deleted(zone: dependent.zone, zoneID: storage.zones[dependent.zone].zoneID, name: gone.name,
+                                              json: gone.json, recordType: nil))
+                } else {
+                    storage.allocator.release(gone)
+                }
                 try onApply?(.recordDeleted(RecordID(recordName: dependent.name.string, zoneID: storage.zones[dependent.zone].zoneID),
                                             recordType: nil))
                 work.append(dependent)
@@ -567,6 +609,23 @@ public final class Replayer {
     deinit {
         for save in batch { storage.allocator.release(save.blob) }
     }
+}
+
+/// A change as ``Replayer`` applies it, records not decoded (``Replayer/onChange``). Zones are
+/// given as the state's index and ID; bytes live only during the call.
+package enum AppliedChange {
+    /// A record saved: its name, change tag and compact JSON; whether it replaced a record of its
+    /// name, and whether that record's JSON was byte for byte the same.
+    case saved(zone: Int, zoneID: ZoneID, name: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer?, json: UnsafeRawBufferPointer,
+               replaced: Bool, unchanged: Bool)
+    /// A record deleted (by the history, or by a cascade: `recordType` nil): its name and JSON.
+    case deleted(zone: Int, zoneID: ZoneID, name: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer, recordType: String?)
+    /// A zone saved.
+    case zoneSaved(zone: Int, zoneID: ZoneID)
+    /// A zone deleted or purged, with the number of records it held.
+    case zoneDeleted(zone: Int, zoneID: ZoneID, removed: Int, purged: Bool)
+    /// A checkpoint (after the state took its token).
+    case checkpoint(ChangeEvent.Checkpoint)
 }
 
 /// A record a reference points at: zone and name, compared by bytes.

@@ -92,6 +92,8 @@ public final class StoreReplayer {
 
     private let staged: StagedStore?
     private var store: RecordStore?
+    /// A new store's replay (not a restore): ``NewStoreReplay``, `ferry replay`'s engine.
+    private var newStore: NewStoreReplay?
     private var pipeline: WritePipeline<ReplayApplier, ReplayBatch>?
     /// Events given one by one, not handed over yet.
     private var batch: [ReplayChange] = []
@@ -133,11 +135,20 @@ public final class StoreReplayer {
             throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path)
         }
         self.store = store
-        // A new store keeps its live records in memory and writes them, and its name index, at the end.
-        let live = isNewStore && !restoringJournal ? LiveRecordIndex() : nil
-        if live != nil { try store.connection.execute("DROP INDEX records_by_name") }
-        let mutator = try StoreMutator(connection: store.connection, path: path, live: live)
+        let mutator = try StoreMutator(connection: store.connection, path: path)
         startSequence = mutator.nextSeq - 1
+        if isNewStore && !restoringJournal {
+            // The final state is built in memory, the records and their name index written at the end.
+            try store.connection.execute("DROP INDEX records_by_name")
+            let replay = NewStoreReplay(mutator: mutator, database: database, configuration: configuration)
+            replay.replayer.onProgress = { [unowned self] replayer in
+                self.eventCount = replayer.eventCount
+                self.bytesRead = replayer.bytesRead
+                self.onProgress?(self)
+            }
+            newStore = replay
+            return
+        }
         let applier = ReplayApplier(mutator: mutator, database: database, cascade: configuration.cascade,
                                     commitsEachCheckpoint: configuration.transaction == .checkpoint && staged == nil,
                                     restoresJournal: restoringJournal, maximumListedAnomalies: configuration.maximumListedAnomalies)
@@ -154,6 +165,7 @@ public final class StoreReplayer {
 
     /// Replays one history (decompressed): Ferry change-log lines or saved CloudKit change responses.
     public func apply(_ source: ByteSource) throws {
+        if let newStore { return try applyNew { try newStore.replayer.apply(source) } }
         let reader = ChangeLogReader(source: source, configuration: configuration.reader)
         defer { bytesRead += reader.bytesRead }
         while let event = try reader.next() {
@@ -168,6 +180,16 @@ public final class StoreReplayer {
     ///
     /// - Parameter open: makes a file's source (decompressed), on the decoding thread.
     public func apply(files: [String], threads: Int? = nil, open: @escaping @Sendable (String) throws -> ByteSource) throws {
+        if let newStore {
+            newStore.replayer.configuration.decodingThreads = threads
+            var rest = files[...]
+            return try applyNew {
+                try newStore.replayer.apply(sources: {
+                    guard let file = rest.popFirst() else { return nil }
+                    return try open(file)
+                })
+            }
+        }
         let workers = max(1, min(threads ?? min(Processors.available, 4), files.count))
         guard workers > 1 else {
             for file in files { try apply(try open(file)) }
@@ -178,7 +200,6 @@ public final class StoreReplayer {
         let results = OrderedResults<Decoded>(count: files.count, window: workers * 2)
         let reader = configuration.reader
         let cascade = configuration.cascade
-        let collects = isNewStore && configuration.checksReferences
         let group = DispatchGroup()
         for _ in 0..<workers {
             DispatchQueue.global().async(group: group) {
@@ -189,8 +210,7 @@ public final class StoreReplayer {
                         let changes = ChangeLogReader(source: source, configuration: reader)
                         var decoded: [ReplayChange] = []
                         while let event = try changes.next() {
-                            decoded.append(ReplayChange(event, encoder: encoder, cascade: cascade, defaultZone: reader.defaultZone,
-                                                        collectsReferences: collects))
+                            decoded.append(ReplayChange(event, encoder: encoder, cascade: cascade, defaultZone: reader.defaultZone))
                         }
                         results.deliver(index, .success((decoded, changes.bytesRead)))
                     } catch {
@@ -217,8 +237,21 @@ public final class StoreReplayer {
 
     /// Replays one event.
     public func apply(_ event: ChangeEvent) throws {
-        try submit(ReplayChange(event, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone,
-                                collectsReferences: isNewStore && configuration.checksReferences))
+        if let newStore { return try applyNew { try newStore.replayer.apply(event) } }
+        try submit(ReplayChange(event, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone))
+    }
+
+    /// Runs `body` on a new store's replay, keeping the counts; a failure abandons the replay.
+    private func applyNew(_ body: () throws -> Void) throws {
+        guard !isDone, let newStore else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
+        do {
+            try body()
+        } catch {
+            abandon()
+            throw error
+        }
+        eventCount = newStore.replayer.eventCount
+        bytesRead = newStore.replayer.bytesRead
     }
 
     /// Takes a change given alone; hands them to the applying thread 256 at a time.
@@ -241,6 +274,7 @@ public final class StoreReplayer {
     /// Applies what is held back, checks references, commits (a new store: syncs it and gives it
     /// its name). On failure the store is left as it was.
     public func finish() throws {
+        if newStore != nil { return try finishNew() }
         guard !isDone, let pipeline, let store else { return }
         do {
             try handOver()
@@ -248,19 +282,8 @@ public final class StoreReplayer {
             let start = startSequence
             let result = try pipeline.sync { applier -> (AnomalyReport, Int, Int, Statistics, Int64, String?) in
                 try applier.finishHistory()
-                if let live = applier.mutator.live {
-                    // The references are checked in memory on another thread while the records are written.
-                    let check = ReferenceCheck(applier: applier, live: live)
-                    let group = DispatchGroup()
-                    if checks { DispatchQueue.global().async(group: group) { check.run() } }
-                    try applier.mutator.writeLiveRecords()
-                    group.wait()
-                    applier.addFindings(check.findings)
-                } else if checks {
-                    try applier.checkReferences(since: start)
-                }
+                if checks { try applier.checkReferences(since: start) }
                 try applier.mutator.flush()
-                if applier.mutator.live != nil { try applier.connection.execute(StoreSchema.recordIndexes[0]) }
                 let m = applier.mutator
                 return (applier.anomalies, applier.applied, applier.skipped,
                         Statistics(created: m.created, modified: m.modified, unchanged: m.unchanged, deleted: m.deleted),
@@ -275,20 +298,47 @@ public final class StoreReplayer {
                 storeID = restored
             }
             token = StoreToken(storeID: storeID, sequence: result.4)
-            try store.connection.execute("COMMIT")
-            isDone = true
             self.pipeline = nil
-            if let staged {
-                _ = try store.connection.text("PRAGMA journal_mode = WAL")
-                self.store = nil
-                try staged.publish()
-            }
-            self.store = nil
+            try commit(store)
         } catch {
             abandon()
             if let error = error as? StoreError, staged != nil { throw error.at(path) }
             throw error
         }
+    }
+
+    /// A new store's finish: the live records written, the name index built, references checked.
+    private func finishNew() throws {
+        guard !isDone, let newStore, let store else { return }
+        do {
+            try newStore.finish()
+            let mutator = newStore.mutator
+            try mutator.flush()
+            try store.connection.execute(StoreSchema.recordIndexes[0])
+            let replayer = newStore.replayer
+            (eventCount, bytesRead, appliedCount) = (replayer.eventCount, replayer.bytesRead, replayer.appliedCount)
+            anomalies = replayer.anomalies
+            statistics = newStore.statistics
+            token = StoreToken(storeID: store.storeID, sequence: mutator.nextSeq - 1)
+            self.newStore = nil
+            try commit(store)
+        } catch {
+            abandon()
+            if let error = error as? StoreError { throw error.at(path) }
+            throw error
+        }
+    }
+
+    /// Commits the replay's transaction; a new store is synced and given its name.
+    private func commit(_ store: RecordStore) throws {
+        try store.connection.execute("COMMIT")
+        isDone = true
+        if let staged {
+            _ = try store.connection.text("PRAGMA journal_mode = WAL")
+            self.store = nil
+            try staged.publish()
+        }
+        self.store = nil
     }
 
     /// Drops the replay: the store stays as it was (with ``Configuration/TransactionUnit/checkpoint``,
@@ -298,6 +348,7 @@ public final class StoreReplayer {
         isDone = true
         pipeline?.drain()
         pipeline = nil
+        newStore = nil
         if staged == nil, let store, !store.connection.isAutocommit { try? store.connection.execute("ROLLBACK") }
         store = nil
         staged?.abandon()
@@ -305,18 +356,3 @@ public final class StoreReplayer {
 }
 
 
-/// The in-memory reference check of a new store, run on another thread while the records are
-/// written: it only reads the live records and the zone cache, which the writing does not change;
-/// its findings are read after the group it ran in was waited for.
-private final class ReferenceCheck: @unchecked Sendable {
-    private let applier: ReplayApplier
-    private let live: LiveRecordIndex
-    private(set) var findings: [ReplayApplier.DanglingFinding] = []
-
-    init(applier: ReplayApplier, live: LiveRecordIndex) {
-        self.applier = applier
-        self.live = live
-    }
-
-    func run() { findings = applier.danglingFindings(live) }
-}

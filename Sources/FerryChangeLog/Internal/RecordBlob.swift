@@ -23,7 +23,8 @@ import Darwin
 /// | 15 | 1 | size class in a ``BlobAllocator`` (0: `malloc`ed or in an arena) |
 /// | 16 | 8 | `modified.timestamp` |
 /// | 24 | 8 | hash of the record name (``RecordBlob/hash(of:)``) |
-/// | 32 | … | name, change tag, references, JSON (or, with flag 4, the JSON's address) |
+/// | 32 | 8 | stamp: what the replayer's ``Replayer/onChange`` gave the save (a store's journal number) |
+/// | 40 | … | name, change tag, references, JSON (or, with flag 4, the JSON's address) |
 ///
 /// References are encoded one after the other: a flags byte (1 parent, 2 DELETE_SELF, 4 names a
 /// zone), the target's name (4-byte length, bytes) and, when it names a zone, the zone name and
@@ -35,7 +36,7 @@ import Darwin
 struct RecordBlob {
     let raw: UnsafeMutableRawPointer
 
-    static let headerSize = 32
+    static let headerSize = 40
     static let sizeClassOffset = 15
 
     /// The hash replay's tables use for a record name's bytes: eight bytes at a time, mixed with
@@ -115,6 +116,7 @@ struct RecordBlob {
         raw.storeBytes(of: 0 as UInt8, toByteOffset: sizeClassOffset, as: UInt8.self)
         raw.storeBytes(of: modified ?? 0, toByteOffset: 16, as: Int64.self)
         raw.storeBytes(of: hash(of: name), toByteOffset: 24, as: Int.self)
+        raw.storeBytes(of: 0 as Int64, toByteOffset: 32, as: Int64.self)
         return RecordBlob(raw: raw)
     }
 
@@ -130,6 +132,12 @@ struct RecordBlob {
 
     /// The hash of the record name.
     @inline(__always) var nameHash: Int { raw.loadUnaligned(fromByteOffset: 24, as: Int.self) }
+
+    /// What the replayer's ``Replayer/onChange`` gave the save that made the blob (0 without one).
+    var stamp: Int64 {
+        get { raw.loadUnaligned(fromByteOffset: 32, as: Int64.self) }
+        nonmutating set { raw.storeBytes(of: newValue, toByteOffset: 32, as: Int64.self) }
+    }
 
     /// The record name's UTF-8 bytes.
     @inline(__always) var name: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: raw + Self.headerSize, count: u32(4)) }

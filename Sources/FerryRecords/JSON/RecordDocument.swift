@@ -114,6 +114,24 @@ public enum RecordJSON {
         }
     }
 
+    /// The `recordType` of a record dictionary's JSON, read without decoding the rest (skipped
+    /// values are only walked over); `nil` when it has none or is not a record dictionary.
+    package static func recordType(in bytes: UnsafeRawBufferPointer) -> String? {
+        var scanner = JSONScanner(bytes)
+        do {
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(&first) {
+                if try scanner.readKey().equals("recordType") {
+                    scanner.skipWhitespace()
+                    return scanner.readNullIfPresent() ? nil : try scanner.readString()
+                }
+                try scanner.skipValueStructure()
+            }
+        } catch {}
+        return nil
+    }
+
     /// No fields, both stamps.
     private static let systemKeysOnly = FieldSelection(fields: [], includesStamps: true)
 

@@ -3,9 +3,8 @@ import FerryRecords
 
 /// A change read from a history, made ready on the reading thread.
 enum ReplayChange: Sendable {
-    /// A save; `references` are the records of its zone its REFERENCE fields name (for the final
-    /// check of a new store).
-    case save(StoreRow, references: [String], cascadeTargets: [RecordID])
+    /// A save, and the records it points at with DELETE_SELF (with cascade).
+    case save(StoreRow, cascadeTargets: [RecordID])
     case delete(RecordID, recordType: String?)
     case zoneSaved(ZoneID)
     case zoneDeleted(ZoneID)
@@ -15,14 +14,13 @@ enum ReplayChange: Sendable {
 
 extension ReplayChange {
     /// Makes an event ready for the store: a saved record encoded as a row (on the reading thread).
-    init(_ event: ChangeEvent, encoder: StoreRowEncoder, cascade: Bool, defaultZone: ZoneID?, collectsReferences: Bool = false) {
+    init(_ event: ChangeEvent, encoder: StoreRowEncoder, cascade: Bool, defaultZone: ZoneID?) {
         switch event {
         case .recordSaved(let record):
             let targets = cascade ? ReplayApplier.cascadeTargets(of: record) : []
             var row = StoreRow(record: record, encoder: encoder)
             if row.zoneID == nil, let defaultZone { row.zoneID = defaultZone }
-            self = .save(row, references: collectsReferences ? ReplayApplier.sameZoneReferences(of: record, zone: row.zoneID ?? .default) : [],
-                         cascadeTargets: targets)
+            self = .save(row, cascadeTargets: targets)
         case .recordDeleted(let id, let type): self = .delete(id, recordType: type)
         case .zoneSaved(let zone): self = .zoneSaved(zone)
         case .zoneDeleted(let zone): self = .zoneDeleted(zone)
@@ -121,7 +119,7 @@ final class ReplayApplier {
 
     private func scopeKey(of change: ReplayChange) -> ScopeKey {
         switch change {
-        case .save(let row, _, _): ScopeKey(row.zoneID ?? .default)
+        case .save(let row, _): ScopeKey(row.zoneID ?? .default)
         case .delete(let id, _): ScopeKey(id.zoneID)
         case .zoneSaved, .zoneDeleted, .zonePurged: .database
         case .checkpoint(let checkpoint): checkpoint.zoneID.map(ScopeKey.init) ?? .database
@@ -162,7 +160,7 @@ final class ReplayApplier {
         // The zone of the change before is applying: so is this one (zones never go back to holding).
         if key == lastApplying { return try applyNow(item) }
         let zone: ZoneID = switch item.change {
-        case .save(let row, _, _): row.zoneID ?? .default
+        case .save(let row, _): row.zoneID ?? .default
         case .delete(let id, _): id.zoneID
         case .zoneSaved(let z), .zoneDeleted(let z), .zonePurged(let z): z
         case .checkpoint(let c): c.zoneID ?? .default
@@ -229,7 +227,7 @@ final class ReplayApplier {
     private func applyNow(_ item: ReplayItem) throws {
         applied += 1
         switch item.change {
-        case .save(let row, let references, let targets):
+        case .save(let row, let targets):
             let zoneID = row.zoneID ?? .default
             let zone: Int64
             if let live = mutator.lastLiveZone(zoneID, database: database) {
@@ -253,7 +251,6 @@ final class ReplayApplier {
                 }
             }
             let outcome = try mutator.save(row, zone: zone, existing: existing)
-            if !references.isEmpty, outcome != .unchanged { mutator.live?.zones[zone]?[row.recordName]?.references = references }
             if referrers != nil, outcome != .unchanged {
                 let key = RecordKey(zone: zone, name: row.recordName)
                 if let existing { try unindex(existing.body, of: key) }
@@ -299,7 +296,7 @@ final class ReplayApplier {
                 if let entry = try mutator.existingZone(zoneID, database: database), entry.isDeleted {
                     anomaly(.eventForDeletedZone, item, zone: zoneID, record: nil, "a checkpoint for a deleted zone", token: checkpoint.syncToken)
                 }
-                zone = try mutator.zone(for: zoneID, database: database)
+                zone = try mutator.checkpointZone(zoneID, database: database)
                 if scopes[key]?.knownTokens.insert(checkpoint.syncToken).inserted == false {
                     anomaly(.tokenSeenTwice, item, zone: zoneID, record: nil, "a checkpoint with a token already applied to this zone",
                             token: checkpoint.syncToken)
@@ -349,15 +346,6 @@ final class ReplayApplier {
     /// Indexes every stored record's DELETE_SELF references (the first time a cascade needs them).
     private func buildCascadeIndex() throws {
         referrers = [:]
-        if let live = mutator.live {
-            for (zone, records) in live.zones {
-                for (name, entry) in records {
-                    let record = try entry.row.bytes.withUnsafeBytes { try StoreCodec.record(fromBody: entry.row.slice(.body, in: $0)!, path: mutator.path) }
-                    try index(Self.cascadeTargets(of: record), of: RecordKey(zone: zone, name: name))
-                }
-            }
-            return
-        }
         let statement = try connection.prepare("SELECT zone_id, record_name, body FROM records WHERE instr(body, 'DELETE_SELF') > 0")
         while try statement.step() {
             let key = RecordKey(zone: statement.int64(at: 0), name: statement.text(at: 1) ?? "")
@@ -411,26 +399,9 @@ final class ReplayApplier {
 
     // MARK: Checks
 
-    /// The records of `zone` a record's REFERENCE and REFERENCE_LIST fields name (references
-    /// without a zone, or naming the record's zone).
-    static func sameZoneReferences(of record: Record, zone: ZoneID) -> [String] {
-        var names: [String] = []
-        func visit(_ value: FieldValue) {
-            switch value {
-            case .reference(let reference) where reference.zoneID == nil || reference.zoneID?.zoneName == zone.zoneName:
-                names.append(reference.recordName)
-            case .list(let items): items.forEach(visit)
-            default: break
-            }
-        }
-        for entry in record.fields ?? RecordFields() where entry.field.effectiveType.kind == .reference { visit(entry.field.value) }
-        return names
-    }
-
     /// Reports parents and REFERENCE values of the records saved since `sequence` that point at
     /// no live record of their zone.
     func checkReferences(since sequence: Int64) throws {
-        if let live = mutator.live { return try checkReferences(live) }
         let parents = try connection.prepare("""
             SELECT z.zone_json, r.record_name, r.parent_name FROM records r JOIN zones z ON z.id = r.zone_id
             WHERE r.seq > ?1 AND r.parent_name IS NOT NULL
@@ -443,70 +414,33 @@ final class ReplayApplier {
             anomalies.add(.init(kind: .danglingParent, zoneID: zone, recordName: parents.text(at: 1),
                                 detail: "the parent \"\(parents.text(at: 2) ?? "")\" is not in the store"))
         }
-        // References without a zone, or naming the record's own zone, must name a record of it.
+        // A reference names a record of its record's zone, or of the zone it names (in the same
+        // database), as `ferry replay` checks them.
+        func target(_ value: String) -> String {
+            """
+            NOT EXISTS (SELECT 1 FROM records p WHERE p.record_name = json_extract(\(value), '$.recordName') AND p.zone_id =
+                CASE WHEN json_extract(\(value), '$.zoneID.zoneName') IS NULL THEN r.zone_id
+                     ELSE (SELECT t.id FROM zones t WHERE t.database_id = z.database_id
+                           AND t.zone_name = json_extract(\(value), '$.zoneID.zoneName')
+                           AND t.owner_record_name = coalesce(json_extract(\(value), '$.zoneID.ownerRecordName'), '')) END)
+            """
+        }
         let references = try connection.prepare("""
             SELECT z.zone_json, r.record_name, json_extract(f.value, '$.value.recordName')
             FROM records r JOIN zones z ON z.id = r.zone_id, json_each(r.body, '$.fields') f
             WHERE r.seq > ?1 AND instr(r.body, '"REFERENCE"') > 0 AND json_extract(f.value, '$.type') = 'REFERENCE'
-              AND coalesce(json_extract(f.value, '$.value.zoneID.zoneName'), z.zone_name) = z.zone_name
-              AND NOT EXISTS (SELECT 1 FROM records p WHERE p.zone_id = r.zone_id
-                              AND p.record_name = json_extract(f.value, '$.value.recordName'))
+              AND \(target("json_extract(f.value, '$.value')"))
             UNION ALL
             SELECT z.zone_json, r.record_name, json_extract(e.value, '$.recordName')
             FROM records r JOIN zones z ON z.id = r.zone_id, json_each(r.body, '$.fields') f, json_each(f.value, '$.value') e
             WHERE r.seq > ?1 AND instr(r.body, '"REFERENCE_LIST"') > 0 AND json_extract(f.value, '$.type') = 'REFERENCE_LIST'
-              AND coalesce(json_extract(e.value, '$.zoneID.zoneName'), z.zone_name) = z.zone_name
-              AND NOT EXISTS (SELECT 1 FROM records p WHERE p.zone_id = r.zone_id AND p.record_name = json_extract(e.value, '$.recordName'))
+              AND \(target("e.value"))
             """)
         try references.bind(sequence, at: 1)
         while try references.step() {
             let zone = try StoreCodec.zoneID(fromJSON: references.textBytes(at: 0))
             anomalies.add(.init(kind: .danglingReference, zoneID: zone, recordName: references.text(at: 1),
                                 detail: "the reference to \"\(references.text(at: 2) ?? "")\" names no record in the store"))
-        }
-    }
-
-    /// A parent or reference that names no live record.
-    struct DanglingFinding: Sendable {
-        var zoneName: String
-        var zoneID: ZoneID?
-        var recordName: String
-        var kind: ReplayAnomaly.Kind
-        var target: String
-    }
-
-    /// The same check on a new store's live records in memory.
-    private func checkReferences(_ live: LiveRecordIndex) throws {
-        addFindings(danglingFindings(live))
-    }
-
-    /// The dangling parents and references among a new store's live records in memory, sorted.
-    /// Only reads (the records can be written meanwhile on another thread).
-    func danglingFindings(_ live: LiveRecordIndex) -> [DanglingFinding] {
-        var findings: [DanglingFinding] = []
-        for (zone, records) in live.zones {
-            let zoneID = mutator.zoneID(ofZone: zone)
-            for (name, entry) in records {
-                if let parent = entry.row.text(.parentName), records[parent] == nil {
-                    findings.append(DanglingFinding(zoneName: zoneID?.zoneName ?? "", zoneID: zoneID, recordName: name,
-                                                    kind: .danglingParent, target: parent))
-                }
-                for target in entry.references where records[target] == nil {
-                    findings.append(DanglingFinding(zoneName: zoneID?.zoneName ?? "", zoneID: zoneID, recordName: name,
-                                                    kind: .danglingReference, target: target))
-                }
-            }
-        }
-        findings.sort { ($0.zoneName, $0.recordName, $0.target) < ($1.zoneName, $1.recordName, $1.target) }
-        return findings
-    }
-
-    /// Reports findings of ``danglingFindings(_:)``.
-    func addFindings(_ findings: [DanglingFinding]) {
-        for finding in findings {
-            anomalies.add(.init(kind: finding.kind, zoneID: finding.zoneID, recordName: finding.recordName,
-                                detail: finding.kind == .danglingParent ? "the parent \"\(finding.target)\" is not in the store"
-                                    : "the reference to \"\(finding.target)\" names no record in the store"))
         }
     }
 

@@ -13,17 +13,12 @@ final class StoreMutator {
         case created, modified, unchanged
     }
 
-    /// A stored record as a save or delete finds it: its row id and JSON, or (held in memory by a
-    /// replay into a new store) its row.
+    /// A stored record as a save or delete finds it: its row id and JSON.
     struct Found {
         var id: Int64
-        var storedBody: [UInt8]?
-        var liveRow: StoreRow?
+        var body: [UInt8]
         var changeTag: String?
         var modifiedAt: Int64?
-
-        /// The record's JSON.
-        var body: [UInt8] { storedBody ?? liveRow?.body ?? [] }
     }
 
     /// A zone as the mutator caches it.
@@ -56,8 +51,6 @@ final class StoreMutator {
     /// Per zone id: change of the record count, latest sequence number.
     private var zoneChanges: [Int64: (count: Int, seq: Int64)] = [:]
     private let encoder = StoreRowEncoder()
-    /// The live records in memory, for a new store built by a replay (no name index until the end).
-    let live: LiveRecordIndex?
     /// Whether ``insert(_:zone:)`` leaves the journal entries of the records it creates to
     /// ``writeDeferredJournal()`` (a new store's bulk load, where every record is created once:
     /// one statement at the end instead of one per record).
@@ -66,10 +59,9 @@ final class StoreMutator {
     /// Records created, modified, left unchanged, deleted.
     private(set) var created = 0, modified = 0, unchanged = 0, deleted = 0
 
-    init(connection: SQLiteConnection, path: String, live: LiveRecordIndex? = nil) throws {
+    init(connection: SQLiteConnection, path: String) throws {
         self.connection = connection
         self.path = path
-        self.live = live
         nextSeq = (try connection.integer("SELECT max(seq) FROM journal") ?? 0) + 1
         insertRecord = try connection.prepare("""
             INSERT INTO records (zone_id, record_name, record_type, change_tag, created_at, created_by, modified_at, modified_by,
@@ -182,17 +174,10 @@ final class StoreMutator {
             try list.bind(id, at: 1)
             while try list.step() { names.append(list.text(at: 0) ?? "") }
         }
-        var removed = 0
-        if let live {
-            // The zone's records are in memory only.
-            removed = live.zones.removeValue(forKey: id)?.count ?? 0
-        } else {
-            let remove = try connection.prepare("DELETE FROM records WHERE zone_id = ?1")
-            try remove.bind(id, at: 1)
-            try remove.run()
-            removed = connection.changes
-        }
-        deleted += removed
+        let remove = try connection.prepare("DELETE FROM records WHERE zone_id = ?1")
+        try remove.bind(id, at: 1)
+        try remove.run()
+        deleted += connection.changes
         let seq = try journal(purge ? .zonePurged : .zoneDeleted, zone: id, name: nil, type: nil, tag: nil)
         let update = try connection.prepare("""
             UPDATE zones SET is_deleted = 1, more_coming = 0, record_count = 0, change_seq = ?2,
@@ -215,13 +200,6 @@ final class StoreMutator {
     /// which checks when it builds the index).
     func insert(_ row: StoreRow, zone: Int64) throws {
         let seq = nextSeq
-        if let live {
-            try journalRow(.created, row: row, zone: zone, seq: seq)
-            created += 1
-            zoneChanges[zone, default: (0, 0)].count += 1
-            live.zones[zone, default: [:]][row.recordName] = LiveRecordIndex.Entry(row: row, seq: seq, order: live.nextOrder(), references: [])
-            return
-        }
         do {
             try bindAndStep(insertRecord, row: row, first: zone, seq: seq)
         } catch let error as StoreError where error.code == .conflict {
@@ -253,21 +231,6 @@ final class StoreMutator {
         }
         let id = existing.id
         var row = row
-        if let live, let old = existing.liveRow {
-            let same = row.bytes.withUnsafeBytes { new in
-                old.bytes.withUnsafeBytes { old.slice(.body, in: $0)!.elementsEqual(row.slice(.body, in: new)!) }
-            }
-            if same {
-                unchanged += 1
-                return .unchanged
-            }
-            let seq = nextSeq
-            try journalRow(.modified, row: row, zone: zone, seq: seq)
-            modified += 1
-            live.zones[zone]?[row.recordName]?.row = row
-            live.zones[zone]?[row.recordName]?.seq = seq
-            return .modified
-        }
         let oldBody = existing.body
         if merging {
             let old = try oldBody.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }
@@ -292,27 +255,55 @@ final class StoreMutator {
         return .modified
     }
 
-    /// Writes the records a replay into a new store held in memory, in the order they were first
-    /// created, each with its latest journal number.
-    func writeLiveRecords() throws {
-        guard let live else { return }
-        var entries: [(zone: Int64, entry: LiveRecordIndex.Entry)] = []
-        for (zone, records) in live.zones { for entry in records.values { entries.append((zone, entry)) } }
-        entries.sort { $0.entry.order < $1.entry.order }
-        for (zone, entry) in entries { try bindAndStep(insertRecord, row: entry.row, first: zone, seq: entry.seq) }
+    /// Writes a record with the journal number of its latest change (a new store built from a
+    /// replay's final state: the journal was written as the changes came).
+    func writeRecord(_ row: StoreRow, zone: Int64, seq: Int64) throws {
+        try bindAndStep(insertRecord, row: row, first: zone, seq: seq)
+    }
+
+    /// Adds `count` to a zone's record count (written by ``flush()``).
+    func addRecords(_ count: Int, zone: Int64) {
+        zoneChanges[zone, default: (0, 0)].count += count
+    }
+
+    /// Journals a record's change given as bytes; returns its sequence number. A save without a
+    /// change tag is journaled with the tag the store gives it (``storeChangeTag(_:)``).
+    func journalRecord(_ kind: StoreSchema.JournalKind, zone: Int64, name: UnsafeRawBufferPointer, type: String?,
+                       tag: UnsafeRawBufferPointer?) throws -> Int64 {
+        let seq = nextSeq
+        defer { insertJournal.reset() }
+        try insertJournal.bind(seq, at: 1)
+        try insertJournal.bind(zone, at: 2)
+        try insertJournal.bind(kind.rawValue, at: 3)
+        try insertJournal.bind(borrowedText: name, at: 4)
+        try insertJournal.bind(type, at: 5)
+        if let tag {
+            try insertJournal.bind(borrowedText: tag, at: 6)
+        } else if kind == .deleted {
+            try insertJournal.bindNull(at: 6)
+        } else {
+            try insertJournal.bind(Self.storeChangeTag(seq), at: 6)
+        }
+        try insertJournal.step()
+        nextSeq = seq + 1
+        zoneChanges[zone, default: (0, 0)].seq = seq
+        return seq
+    }
+
+    /// The row id of the zone a checkpoint names: made (and journaled) when the store does not
+    /// hold it; a deleted zone stays deleted (it takes the token).
+    func checkpointZone(_ zoneID: ZoneID, database: Int64) throws -> Int64 {
+        if let entry = try existingZone(zoneID, database: database) { return entry.id }
+        return try zone(for: zoneID, database: database)
     }
 
     /// A stored record, `nil` when the zone does not hold it.
     func find(_ name: String, zone: Int64) throws -> Found? {
-        if let live {
-            guard let entry = live.zones[zone]?[name] else { return nil }
-            return Found(id: 0, storedBody: nil, liveRow: entry.row, changeTag: entry.row.changeTag, modifiedAt: entry.row.modifiedAt)
-        }
         defer { findRecord.reset() }
         try findRecord.bind(zone, at: 1)
         try findRecord.bind(name, at: 2)
         guard try findRecord.step() else { return nil }
-        return Found(id: findRecord.int64(at: 0), storedBody: Array(findRecord.textBytes(at: 1)), liveRow: nil,
+        return Found(id: findRecord.int64(at: 0), body: Array(findRecord.textBytes(at: 1)),
                      changeTag: findRecord.text(at: 2), modifiedAt: findRecord.optionalInt64(at: 3))
     }
 
@@ -332,12 +323,8 @@ final class StoreMutator {
     func delete(_ name: String, zone: Int64, recordType: String?) throws -> [UInt8]? {
         guard let found = try find(name, zone: zone) else { return nil }
         let body = found.body
-        if let live {
-            live.zones[zone]?[name] = nil
-        } else {
-            try deleteRecordByID.bind(found.id, at: 1)
-            try deleteRecordByID.run()
-        }
+        try deleteRecordByID.bind(found.id, at: 1)
+        try deleteRecordByID.run()
         var type = recordType
         if type == nil {
             type = try? body.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }.recordType
