@@ -138,8 +138,8 @@ public final class StoreReplayer {
         let mutator = try StoreMutator(connection: store.connection, path: path)
         startSequence = mutator.nextSeq - 1
         if isNewStore && !restoringJournal {
-            // The final state is built in memory, the records and their name index written at the end.
-            try store.connection.execute("DROP INDEX records_by_name")
+            // The final state is built in memory and its records written at the end, zone by zone
+            // in name order: the name index grows at its end, and needs no sort afterwards.
             let replay = NewStoreReplay(mutator: mutator, database: database, configuration: configuration)
             replay.replayer.onProgress = { [unowned self] replayer in
                 self.eventCount = replayer.eventCount
@@ -314,7 +314,6 @@ public final class StoreReplayer {
             try newStore.finish()
             let mutator = newStore.mutator
             try mutator.flush()
-            try store.connection.execute(StoreSchema.recordIndexes[0])
             let replayer = newStore.replayer
             (eventCount, bytesRead, appliedCount) = (replayer.eventCount, replayer.bytesRead, replayer.appliedCount)
             anomalies = replayer.anomalies
