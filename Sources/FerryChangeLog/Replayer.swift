@@ -438,7 +438,7 @@ public final class Replayer {
                                     detail: "a checkpoint for a deleted zone", eventIndex: currentEvent))
             }
             record(checkpoint)
-            _ = try onChange?(.checkpoint(checkpoint))
+            _ = try onChange?(.checkpoint(checkpoint, zone: zone >= 0 ? zone : nil))
             try onApply?(.checkpoint(checkpoint))
             if checkpoint.syncToken == configuration.until { phase = .done }
         case .serverError(let zoneID, let name, let code, let reason):
@@ -624,8 +624,8 @@ package enum AppliedChange {
     case zoneSaved(zone: Int, zoneID: ZoneID)
     /// A zone deleted or purged, with the number of records it held.
     case zoneDeleted(zone: Int, zoneID: ZoneID, removed: Int, purged: Bool)
-    /// A checkpoint (after the state took its token).
-    case checkpoint(ChangeEvent.Checkpoint)
+    /// A checkpoint (after the state took its token), with its zone's index (`nil`: the database's).
+    case checkpoint(ChangeEvent.Checkpoint, zone: Int?)
 }
 
 /// A record a reference points at: zone and name, compared by bytes.

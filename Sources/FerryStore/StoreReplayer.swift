@@ -311,14 +311,12 @@ public final class StoreReplayer {
     private func finishNew() throws {
         guard !isDone, let newStore, let store else { return }
         do {
-            try newStore.finish()
-            let mutator = newStore.mutator
-            try mutator.flush()
+            let last = try newStore.finish()
             let replayer = newStore.replayer
             (eventCount, bytesRead, appliedCount) = (replayer.eventCount, replayer.bytesRead, replayer.appliedCount)
             anomalies = replayer.anomalies
             statistics = newStore.statistics
-            token = StoreToken(storeID: store.storeID, sequence: mutator.nextSeq - 1)
+            token = StoreToken(storeID: store.storeID, sequence: last)
             self.newStore = nil
             try commit(store)
         } catch {
@@ -347,6 +345,7 @@ public final class StoreReplayer {
         isDone = true
         pipeline?.drain()
         pipeline = nil
+        newStore?.drain()
         newStore = nil
         if staged == nil, let store, !store.connection.isAutocommit { try? store.connection.execute("ROLLBACK") }
         store = nil

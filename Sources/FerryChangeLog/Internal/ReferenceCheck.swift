@@ -39,7 +39,7 @@ final class ReferenceCheck: @unchecked Sendable {
     @inline(__always)
     private func prefetch(_ blobs: UnsafeBufferPointer<RecordBlob>, _ k: Int, _ table: RecordTable) {
         let n = blobs.count
-        if k + 3 * Self.stage < n { CFerrySystem_prefetch(blobs[k + 3 * Self.stage].raw + 32) }
+        if k + 3 * Self.stage < n { CFerrySystem_prefetch(blobs[k + 3 * Self.stage].raw + RecordBlob.headerSize) }
         if k + 2 * Self.stage < n {
             blobs[k + 2 * Self.stage].forEachReference { reference in
                 if reference.zone == nil { table.prefetch(hash: RecordBlob.hash(of: reference.name)) }

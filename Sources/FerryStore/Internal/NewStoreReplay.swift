@@ -13,27 +13,62 @@ import FerryRecords
 /// `ferry replay`'s. Memory is the size of the final state (about the size of its JSON).
 final class NewStoreReplay {
     let replayer: Replayer
-    let mutator: StoreMutator
+    let path: String
     private let database: Int64
-    /// The store's row id of each zone of the state (by the replayer's zone index), while live.
-    private var storeZones: [Int64?] = []
-    private(set) var statistics = StoreReplayer.Statistics()
+    /// The journal and the store's zones are written on a thread of their own while the replayer
+    /// applies changes; this side numbers the changes, so the replayer never waits for SQLite but
+    /// for the rare change that makes a zone (``sync(_:)``).
+    private let pipeline: WritePipeline<StoreMutator, JournalBatch>
+    private var batch = JournalBatch()
+    /// The number the next journal entry gets.
+    private var nextSeq: Int64
+    /// The store's row id of each zone of the state (by the replayer's zone index): `live` while
+    /// the zone is live, `known` for any zone the store holds. Unchecked exclusivity: used per
+    /// event, only on the replaying thread.
+    @exclusivity(unchecked) private var live: [Int64?] = []
+    @exclusivity(unchecked) private var known: [Int64?] = []
+    @exclusivity(unchecked) private(set) var statistics = StoreReplayer.Statistics()
 
     init(mutator: StoreMutator, database: Int64, configuration: StoreReplayer.Configuration) {
-        self.mutator = mutator
+        path = mutator.path
         self.database = database
+        nextSeq = mutator.nextSeq
+        pipeline = WritePipeline(context: mutator) { mutator, batch in try batch.apply(to: mutator) }
         replayer = Replayer(configuration: .init(cascade: configuration.cascade, checksReferences: configuration.checksReferences,
                                                  maximumListedAnomalies: configuration.maximumListedAnomalies,
                                                  reader: configuration.reader))
         replayer.onChange = { [unowned self] change in try self.journal(change) }
     }
 
+    /// Runs `work` with the mutator once the journal written so far is, and takes its numbering.
+    private func sync<T>(_ work: (StoreMutator) throws -> T) throws -> T {
+        try submit()
+        return try pipeline.sync { mutator in
+            let result = try work(mutator)
+            nextSeq = mutator.nextSeq
+            return result
+        }
+    }
+
+    private func submit() throws {
+        guard !batch.ops.isEmpty else { return }
+        let full = batch
+        batch = JournalBatch()
+        try pipeline.submit([full])
+    }
+
+    private static func set(_ table: inout [Int64?], _ index: Int, _ id: Int64?) {
+        while table.count <= index { table.append(nil) }
+        table[index] = id
+    }
+
     /// The store's row id of a live zone of the state, made or made live again (and journaled).
     private func liveZone(_ index: Int, _ zoneID: ZoneID) throws -> Int64 {
-        if index < storeZones.count, let id = storeZones[index] { return id }
-        let id = try mutator.zone(for: zoneID, database: database)
-        while storeZones.count <= index { storeZones.append(nil) }
-        storeZones[index] = id
+        if index < live.count, let id = live[index] { return id }
+        let database = database
+        let id = try sync { try $0.zone(for: zoneID, database: database) }
+        Self.set(&live, index, id)
+        Self.set(&known, index, id)
         return id
     }
 
@@ -48,46 +83,81 @@ final class NewStoreReplay {
             }
             let zone = try liveZone(index, zoneID)
             if replaced { statistics.modified += 1 } else { statistics.created += 1 }
-            return try mutator.journalRecord(replaced ? .modified : .created, zone: zone, name: name,
-                                             type: RecordJSON.recordType(in: json), tag: tag)
+            return try record(replaced ? .modified : .created, zone: zone, name: name, type: RecordJSON.recordType(in: json), tag: tag)
         case .deleted(let index, let zoneID, let name, let json, let recordType):
             let zone = try liveZone(index, zoneID)
             statistics.deleted += 1
-            _ = try mutator.journalRecord(.deleted, zone: zone, name: name, type: recordType ?? RecordJSON.recordType(in: json), tag: nil)
+            _ = try record(.deleted, zone: zone, name: name, type: recordType ?? RecordJSON.recordType(in: json), tag: nil)
         case .zoneSaved(let index, let zoneID):
             _ = try liveZone(index, zoneID)
         case .zoneDeleted(let index, let zoneID, let removed, let purged):
-            if index < storeZones.count { storeZones[index] = nil }
-            try mutator.deleteZone(zoneID, database: database, purge: purged)
+            let database = database
+            let id = try sync { mutator in
+                try mutator.deleteZone(zoneID, database: database, purge: purged)
+                return try mutator.existingZone(zoneID, database: database)?.id
+            }
+            Self.set(&live, index, nil)
+            Self.set(&known, index, id)
             statistics.deleted += removed
-        case .checkpoint(let checkpoint):
-            let zone = try checkpoint.zoneID.map { try mutator.checkpointZone($0, database: database) }
-            try mutator.checkpoint(zone: zone, database: database, token: checkpoint.syncToken, moreComing: checkpoint.moreComing)
+        case .checkpoint(let checkpoint, let index):
+            var zone: Int64?
+            if let index, let zoneID = checkpoint.zoneID {
+                if index < known.count, let id = known[index] {
+                    zone = id
+                } else {
+                    let database = database
+                    zone = try sync { try $0.checkpointZone(zoneID, database: database) }
+                    Self.set(&known, index, zone)
+                }
+            }
+            batch.ops.append(.checkpoint(database: database, zone: zone, token: checkpoint.syncToken, moreComing: checkpoint.moreComing))
+            if batch.ops.count >= JournalBatch.size { try submit() }
         }
         return nil
     }
 
+    /// Queues a record's journal entry; returns its number.
+    private func record(_ kind: StoreSchema.JournalKind, zone: Int64, name: UnsafeRawBufferPointer, type: String?,
+                        tag: UnsafeRawBufferPointer?) throws -> Int64 {
+        let seq = nextSeq
+        nextSeq += 1
+        batch.append(seq: seq, kind: kind, zone: zone, name: name, type: type, tag: tag)
+        if batch.ops.count >= JournalBatch.size { try submit() }
+        return seq
+    }
+
+    /// Waits for the journal's writing (abandoning).
+    func drain() {
+        pipeline.drain()
+    }
+
     /// Ends the replay: writes the live records (transcoded to the store's JSON on worker
-    /// threads, inserted here in order) while the replayer checks references on another thread.
-    func finish() throws {
+    /// threads, inserted in order) while the replayer checks references on another thread, and
+    /// the zones' counts. Returns the store's last journal number.
+    func finish() throws -> Int64 {
+        try submit()
         try replayer.finish { [self] state in
             let records = state.liveRecords()
             var zones: [Int64] = []
             for record in records where record.zone >= zones.count || zones[record.zone] < 0 {
                 while zones.count <= record.zone { zones.append(-1) }
-                guard record.zone < storeZones.count, let id = storeZones[record.zone] else {
-                    throw StoreError(.invalidArgument, "a live record in a zone the store does not hold", path: mutator.path)
+                guard record.zone < live.count, let id = live[record.zone] else {
+                    throw StoreError(.invalidArgument, "a live record in a zone the store does not hold", path: path)
                 }
                 zones[record.zone] = id
             }
-            try write(records, zones: zones)
+            try pipeline.sync { mutator in
+                try write(records, zones: zones, mutator: mutator)
+                try mutator.flush()
+            }
         }
+        return nextSeq - 1
     }
 
     private typealias Rows = Swift.Result<[StoreRow], any Error>
 
     /// Inserts the records, the rows made on worker threads a chunk at a time.
-    private func write(_ records: [ReplayState.LiveRecord], zones: [Int64]) throws {
+    private func write(_ records: [ReplayState.LiveRecord], zones: [Int64], mutator: StoreMutator) throws {
         let chunk = 2048
         let chunks = (records.count + chunk - 1) / chunk
         guard chunks > 0 else { return }
@@ -142,5 +212,53 @@ final class NewStoreReplay {
             return StoreRow(columnsOf: keys, body: out.bytes)
         }
         return StoreRow(record: try RecordJSON.decodeRecord(json, configuration: configuration), encoder: encoder)
+    }
+}
+
+/// Journal entries and checkpoints handed to the writing thread at once, the bytes of record
+/// names and change tags copied into one buffer.
+struct JournalBatch: Sendable {
+    enum Op: Sendable {
+        case record(seq: Int64, kind: StoreSchema.JournalKind, zone: Int64, name: Range<Int>, type: String?, tag: Range<Int>?)
+        case checkpoint(database: Int64, zone: Int64?, token: String, moreComing: Bool)
+    }
+
+    /// Entries per batch.
+    static let size = 1024
+    var bytes: [UInt8] = []
+    var ops: [Op] = []
+
+    init() {
+        bytes.reserveCapacity(64 << 10)
+        ops.reserveCapacity(Self.size)
+    }
+
+    mutating func append(seq: Int64, kind: StoreSchema.JournalKind, zone: Int64, name: UnsafeRawBufferPointer, type: String?,
+                         tag: UnsafeRawBufferPointer?) {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name)
+        let nameRange = nameStart..<bytes.count
+        var tagRange: Range<Int>?
+        if let tag {
+            let tagStart = bytes.count
+            bytes.append(contentsOf: tag)
+            tagRange = tagStart..<bytes.count
+        }
+        ops.append(.record(seq: seq, kind: kind, zone: zone, name: nameRange, type: type, tag: tagRange))
+    }
+
+    /// Writes the entries, in order.
+    func apply(to mutator: StoreMutator) throws {
+        try bytes.withUnsafeBytes { raw in
+            for op in ops {
+                switch op {
+                case .record(let seq, let kind, let zone, let name, let type, let tag):
+                    try mutator.journalRecord(kind, zone: zone, name: UnsafeRawBufferPointer(rebasing: raw[name]), type: type,
+                                              tag: tag.map { UnsafeRawBufferPointer(rebasing: raw[$0]) }, seq: seq)
+                case .checkpoint(let database, let zone, let token, let moreComing):
+                    try mutator.checkpoint(zone: zone, database: database, token: token, moreComing: moreComing)
+                }
+            }
+        }
     }
 }

@@ -268,9 +268,11 @@ final class StoreMutator {
 
     /// Journals a record's change given as bytes; returns its sequence number. A save without a
     /// change tag is journaled with the tag the store gives it (``storeChangeTag(_:)``).
+    /// `seq` numbers it when given (by a caller that numbers the changes ahead of the writing).
+    @discardableResult
     func journalRecord(_ kind: StoreSchema.JournalKind, zone: Int64, name: UnsafeRawBufferPointer, type: String?,
-                       tag: UnsafeRawBufferPointer?) throws -> Int64 {
-        let seq = nextSeq
+                       tag: UnsafeRawBufferPointer?, seq given: Int64? = nil) throws -> Int64 {
+        let seq = given ?? nextSeq
         defer { insertJournal.reset() }
         try insertJournal.bind(seq, at: 1)
         try insertJournal.bind(zone, at: 2)
