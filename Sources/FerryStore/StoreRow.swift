@@ -102,6 +102,75 @@ public struct StoreRow: Sendable {
     }
 }
 
+/// Rows made ready together, in one buffer: what a writer inserts many of without a buffer (and a
+/// `free` on the inserting thread) per row. Row `i`'s columns are those ``StoreRow`` holds.
+struct StoreRows: Sendable {
+    private var bytes: [UInt8] = []
+    /// Per row, start and length of each text column (``StoreRow/Column``); length -1 for NULL.
+    private var spans: [Int32] = []
+    private var stamps: [Int64?] = []
+    private(set) var count = 0
+
+    init(capacity: Int, bytes: Int) {
+        self.bytes.reserveCapacity(bytes)
+        spans.reserveCapacity(capacity * StoreRow.Column.allCases.count * 2)
+        stamps.reserveCapacity(capacity * 2)
+    }
+
+    /// Appends the row of `body`, a record's compact JSON, with the system fields of `record`.
+    mutating func append(columnsOf record: Record, body: UnsafeRawBufferPointer) {
+        let first = spans.count
+        spans.append(contentsOf: repeatElement(-1, count: StoreRow.Column.allCases.count * 2))
+        spans[first] = Int32(bytes.count)
+        bytes.append(contentsOf: body)
+        spans[first + 1] = Int32(body.count)
+        func put(_ text: String?, _ column: StoreRow.Column) {
+            guard var text else { return }
+            spans[first + column.rawValue * 2] = Int32(bytes.count)
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+            spans[first + column.rawValue * 2 + 1] = Int32(bytes.count) - spans[first + column.rawValue * 2]
+        }
+        put(record.recordName, .recordName)
+        put(record.recordType, .recordType)
+        put(record.recordChangeTag, .changeTag)
+        put(record.created?.userRecordName, .createdBy)
+        put(record.modified?.userRecordName, .modifiedBy)
+        put(record.parent?.recordName, .parentName)
+        put(record.share?.recordName, .shareName)
+        stamps.append(record.created?.timestamp)
+        stamps.append(record.modified?.timestamp)
+        count += 1
+    }
+
+    /// Appends a row made alone.
+    mutating func append(_ row: StoreRow) {
+        let base = Int32(bytes.count)
+        bytes.append(contentsOf: row.bytes)
+        for k in 0..<StoreRow.Column.allCases.count {
+            let (start, length) = (row.spans[k * 2], row.spans[k * 2 + 1])
+            spans.append(length < 0 ? -1 : start + base)
+            spans.append(length)
+        }
+        stamps.append(row.createdAt)
+        stamps.append(row.modifiedAt)
+        count += 1
+    }
+
+    /// Calls `body` with row `i`'s columns: created and modified timestamps, and each text column
+    /// (`nil` for NULL) by ``StoreRow/Column``.
+    func withRow<T>(_ i: Int, _ body: (_ createdAt: Int64?, _ modifiedAt: Int64?,
+                                      _ text: (StoreRow.Column) -> UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBytes { raw in
+            let first = i * StoreRow.Column.allCases.count * 2
+            return try body(stamps[i * 2], stamps[i * 2 + 1]) { column in
+                let start = spans[first + column.rawValue * 2], length = spans[first + column.rawValue * 2 + 1]
+                guard length >= 0 else { return nil }
+                return UnsafeRawBufferPointer(rebasing: raw[Int(start)..<Int(start + length)])
+            }
+        }
+    }
+}
+
 /// Writes records' compact JSON for ``StoreRow``s, reusing one buffer. One per thread.
 public final class StoreRowEncoder {
     var output = JSONOutput(capacity: 16 << 10)

@@ -154,16 +154,16 @@ final class NewStoreReplay {
         return nextSeq - 1
     }
 
-    private typealias Rows = Swift.Result<[StoreRow], any Error>
+    private typealias Rows = Swift.Result<StoreRows, any Error>
 
-    /// Inserts the records, the rows made on worker threads a chunk at a time.
+    /// Inserts the records, their rows made on worker threads a chunk at a time.
     private func write(_ records: [ReplayState.LiveRecord], zones: [Int64], mutator: StoreMutator) throws {
         let chunk = 2048
         let chunks = (records.count + chunk - 1) / chunk
         guard chunks > 0 else { return }
         let workers = max(1, min(Processors.available, 4))
         let results = OrderedResults<Rows>(count: chunks, window: workers * 4)
-        let maximumDepth = replayer.configuration.reader.maximumDepth
+        let configuration = RecordJSON.Configuration(maximumDepth: replayer.configuration.reader.maximumDepth)
         let group = DispatchGroup()
         records.withUnsafeBufferPointer { all in
             nonisolated(unsafe) let all = all
@@ -176,10 +176,19 @@ final class NewStoreReplay {
                     while let index = results.claim() {
                         let part = all[index * chunk..<min(all.count, (index + 1) * chunk)]
                         results.deliver(index, Rows {
-                            try part.map { record in
-                                try Self.row(of: record.json, out: &out, scratch: &scratch, keys: &keys, encoder: encoder,
-                                             maximumDepth: maximumDepth)
+                            var rows = StoreRows(capacity: part.count, bytes: part.reduce(0) { $0 + $1.json.count + 64 })
+                            for record in part {
+                                // Transcoded to the bytes the store's encoder writes, only the system keys read for the columns.
+                                out.removeAll()
+                                if RecordJSON.transcodeRecord(record.json, into: &out, scratch: &scratch, configuration: configuration),
+                                   RecordJSON.decodeSystemKeys(out.bytes, into: &keys, configuration: configuration) {
+                                    rows.append(columnsOf: keys, body: out.bytes)
+                                } else {
+                                    rows.append(StoreRow(record: try RecordJSON.decodeRecord(record.json, configuration: configuration),
+                                                         encoder: encoder))
+                                }
                             }
+                            return rows
                         })
                     }
                 }
@@ -189,29 +198,17 @@ final class NewStoreReplay {
             results.cancel()
             group.wait()
         }
-        var index = 0
+        var first = 0
         while let result = results.take() {
-            for row in try result.get() {
-                let record = records[index]
-                index += 1
+            let rows = try result.get()
+            for k in 0..<rows.count {
+                let record = records[first + k]
                 let zone = zones[record.zone]
-                try mutator.writeRecord(row, zone: zone, seq: record.stamp)
+                try mutator.writeRecord(rows, k, zone: zone, seq: record.stamp)
                 mutator.addRecords(1, zone: zone)
             }
+            first += rows.count
         }
-    }
-
-    /// The store's row of a record's JSON as the state holds it: transcoded to the bytes the
-    /// store's encoder writes, only the system keys read for the columns.
-    private static func row(of json: UnsafeRawBufferPointer, out: inout JSONOutput, scratch: inout TranscodingScratch,
-                            keys: inout Record, encoder: StoreRowEncoder, maximumDepth: Int) throws -> StoreRow {
-        out.removeAll()
-        let configuration = RecordJSON.Configuration(maximumDepth: maximumDepth)
-        if RecordJSON.transcodeRecord(json, into: &out, scratch: &scratch, configuration: configuration),
-           RecordJSON.decodeSystemKeys(out.bytes, into: &keys, configuration: configuration) {
-            return StoreRow(columnsOf: keys, body: out.bytes)
-        }
-        return StoreRow(record: try RecordJSON.decodeRecord(json, configuration: configuration), encoder: encoder)
     }
 }
 

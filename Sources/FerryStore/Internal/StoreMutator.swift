@@ -257,8 +257,10 @@ final class StoreMutator {
 
     /// Writes a record with the journal number of its latest change (a new store built from a
     /// replay's final state: the journal was written as the changes came).
-    func writeRecord(_ row: StoreRow, zone: Int64, seq: Int64) throws {
-        try bindAndStep(insertRecord, row: row, first: zone, seq: seq)
+    func writeRecord(_ rows: StoreRows, _ index: Int, zone: Int64, seq: Int64) throws {
+        try rows.withRow(index) { createdAt, modifiedAt, text in
+            try bindAndStep(insertRecord, first: zone, seq: seq, createdAt: createdAt, modifiedAt: modifiedAt, text: text)
+        }
     }
 
     /// Adds `count` to a zone's record count (written by ``flush()``).
@@ -405,25 +407,33 @@ final class StoreMutator {
 
     private func bindAndStep(_ statement: SQLiteStatement, row: StoreRow, first: Int64, seq: Int64) throws {
         try row.bytes.withUnsafeBytes { raw in
-            defer { statement.reset() }
-            try statement.bind(first, at: 1)
-            try bind(row.slice(.recordName, in: raw), statement, 2)
-            try bind(row.slice(.recordType, in: raw), statement, 3)
-            if let tag = row.slice(.changeTag, in: raw) {
-                try statement.bind(borrowedText: tag, at: 4)
-            } else {
-                try statement.bind(Self.storeChangeTag(seq), at: 4)
+            try bindAndStep(statement, first: first, seq: seq, createdAt: row.createdAt, modifiedAt: row.modifiedAt) {
+                row.slice($0, in: raw)
             }
-            try statement.bind(row.createdAt, at: 5)
-            try bind(row.slice(.createdBy, in: raw), statement, 6)
-            try statement.bind(row.modifiedAt, at: 7)
-            try bind(row.slice(.modifiedBy, in: raw), statement, 8)
-            try bind(row.slice(.parentName, in: raw), statement, 9)
-            try bind(row.slice(.shareName, in: raw), statement, 10)
-            try statement.bind(seq, at: 11)
-            try bind(row.slice(.body, in: raw), statement, 12)
-            try statement.step()
         }
+    }
+
+    /// Binds a row's columns (`text` gives each text column, `nil` for NULL) and runs `statement`.
+    private func bindAndStep(_ statement: SQLiteStatement, first: Int64, seq: Int64, createdAt: Int64?, modifiedAt: Int64?,
+                             text: (StoreRow.Column) -> UnsafeRawBufferPointer?) throws {
+        defer { statement.reset() }
+        try statement.bind(first, at: 1)
+        try bind(text(.recordName), statement, 2)
+        try bind(text(.recordType), statement, 3)
+        if let tag = text(.changeTag) {
+            try statement.bind(borrowedText: tag, at: 4)
+        } else {
+            try statement.bind(Self.storeChangeTag(seq), at: 4)
+        }
+        try statement.bind(createdAt, at: 5)
+        try bind(text(.createdBy), statement, 6)
+        try statement.bind(modifiedAt, at: 7)
+        try bind(text(.modifiedBy), statement, 8)
+        try bind(text(.parentName), statement, 9)
+        try bind(text(.shareName), statement, 10)
+        try statement.bind(seq, at: 11)
+        try bind(text(.body), statement, 12)
+        try statement.step()
     }
 
     private func bind(_ bytes: UnsafeRawBufferPointer?, _ statement: SQLiteStatement, _ index: Int32) throws {
