@@ -109,6 +109,7 @@ struct StoreRows: Sendable {
     /// Per row, start and length of each text column (``StoreRow/Column``); length -1 for NULL.
     private var spans: [Int32] = []
     private var stamps: [Int64?] = []
+    private var zones: [ZoneID?] = []
     private(set) var count = 0
 
     init(capacity: Int, bytes: Int) {
@@ -124,6 +125,7 @@ struct StoreRows: Sendable {
         spans[first] = Int32(bytes.count)
         bytes.append(contentsOf: body)
         spans[first + 1] = Int32(body.count)
+        bodyBytes += body.count
         func put(_ text: String?, _ column: StoreRow.Column) {
             guard var text else { return }
             spans[first + column.rawValue * 2] = Int32(bytes.count)
@@ -139,6 +141,7 @@ struct StoreRows: Sendable {
         put(record.share?.recordName, .shareName)
         stamps.append(record.created?.timestamp)
         stamps.append(record.modified?.timestamp)
+        zones.append(record.zoneID)
         count += 1
     }
 
@@ -146,6 +149,7 @@ struct StoreRows: Sendable {
     mutating func append(_ row: StoreRow) {
         let base = Int32(bytes.count)
         bytes.append(contentsOf: row.bytes)
+        bodyBytes += row.bodyCount
         for k in 0..<StoreRow.Column.allCases.count {
             let (start, length) = (row.spans[k * 2], row.spans[k * 2 + 1])
             spans.append(length < 0 ? -1 : start + base)
@@ -153,8 +157,15 @@ struct StoreRows: Sendable {
         }
         stamps.append(row.createdAt)
         stamps.append(row.modifiedAt)
+        zones.append(row.zoneID)
         count += 1
     }
+
+    /// Row `i`'s zone; `nil` means the default zone.
+    func zoneID(_ i: Int) -> ZoneID? { zones[i] }
+
+    /// Bytes of the rows' record JSON.
+    private(set) var bodyBytes = 0
 
     /// Calls `body` with row `i`'s columns: created and modified timestamps, and each text column
     /// (`nil` for NULL) by ``StoreRow/Column``.

@@ -88,10 +88,10 @@ public final class StoreWriter: RecordWriter {
 
     private let staged: StagedStore?
     private var store: RecordStore?
-    /// A row and the id of its database.
-    struct Item: Sendable {
-        var row: StoreRow
-        var database: Int64
+    /// A row, or rows made in one buffer (inserted, never saved over), and the id of their database.
+    enum Item: Sendable {
+        case row(StoreRow, database: Int64)
+        case rows(StoreRows, database: Int64)
     }
 
     private var pipeline: WritePipeline<StoreMutator, Item>?
@@ -153,11 +153,16 @@ public final class StoreWriter: RecordWriter {
         // A new store in insert mode creates each record once: its journal is written at the end.
         mutator.defersCreatedJournal = buildsIndexesLast
         pipeline = WritePipeline(context: mutator) { mutator, item in
-            let zone = try mutator.zone(for: item.row.zoneID, database: item.database)
-            switch mode {
-            case .insert: try mutator.insert(item.row, zone: zone)
-            case .replace: try mutator.save(item.row, zone: zone)
-            case .upsert: try mutator.save(item.row, zone: zone, merging: true)
+            switch item {
+            case .row(let row, let database):
+                let zone = try mutator.zone(for: row.zoneID, database: database)
+                switch mode {
+                case .insert: try mutator.insert(row, zone: zone)
+                case .replace: try mutator.save(row, zone: zone)
+                case .upsert: try mutator.save(row, zone: zone, merging: true)
+                }
+            case .rows(let rows, let database):
+                for k in 0..<rows.count { try mutator.insert(rows, k, zone: try mutator.zone(for: rows.zoneID(k), database: database)) }
             }
         }
         batch.reserveCapacity(configuration.batchSize)
@@ -207,6 +212,7 @@ public final class StoreWriter: RecordWriter {
     /// ``write(_:)`` makes of the decoded records.
     public func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
         guard let base = bytes.baseAddress else { return }
+        if configuration.mode == .insert { return try insert(encodedLines: bytes, records: records) }
         var start = 0
         while start < bytes.count {
             let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
@@ -222,14 +228,43 @@ public final class StoreWriter: RecordWriter {
         }
     }
 
+    /// Encoded lines inserted as rows made in one buffer.
+    private func insert(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
+        guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the import is finished", path: path) }
+        guard let base = bytes.baseAddress else { return }
+        var rows = StoreRows(capacity: records, bytes: bytes.count + records * 64)
+        var start = 0
+        while start < bytes.count {
+            let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            start = end + 1
+            if RecordJSON.decodeSystemKeys(line, into: &lineKeys) {
+                guard !lineKeys.recordName.isEmpty else { throw Self.emptyName(path) }
+                rows.append(columnsOf: lineKeys, body: line)
+            } else {
+                // Not what an encoder writes (not compact, or not a plain record): decoded and
+                // encoded like any record; decoding says what is wrong, if anything.
+                let row = StoreRow(record: try RecordJSON.decodeRecord(line), encoder: encoder)
+                guard !row.recordName.isEmpty else { throw Self.emptyName(path) }
+                rows.append(row)
+            }
+        }
+        recordCount += rows.count
+        bytesWritten += rows.bodyBytes
+        try flushBatch()
+        try pipeline.submit([.rows(rows, database: defaultDatabase)])
+    }
+
+    private static func emptyName(_ path: String) -> StoreError {
+        StoreError(.invalidRecord, "expected a record with a recordName, found an empty name", path: path)
+    }
+
     private func write(_ row: StoreRow, databaseID: Int64) throws {
         guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the import is finished", path: path) }
-        guard !row.recordName.isEmpty else {
-            throw StoreError(.invalidRecord, "expected a record with a recordName, found an empty name", path: path)
-        }
+        guard !row.recordName.isEmpty else { throw Self.emptyName(path) }
         recordCount += 1
         bytesWritten += row.bodyCount
-        batch.append(Item(row: row, database: databaseID))
+        batch.append(.row(row, database: databaseID))
         if batch.count >= configuration.batchSize {
             let full = batch
             batch.removeAll(keepingCapacity: true)

@@ -199,18 +199,32 @@ final class StoreMutator {
     /// (an error naming it), unless the table has no unique index yet (a new store's bulk load,
     /// which checks when it builds the index).
     func insert(_ row: StoreRow, zone: Int64) throws {
+        try row.bytes.withUnsafeBytes { raw in
+            try insert(zone: zone, createdAt: row.createdAt, modifiedAt: row.modifiedAt) { row.slice($0, in: raw) }
+        }
+    }
+
+    /// Inserts row `index` of `rows` as ``insert(_:zone:)`` inserts a row.
+    func insert(_ rows: StoreRows, _ index: Int, zone: Int64) throws {
+        try rows.withRow(index) { createdAt, modifiedAt, text in
+            try insert(zone: zone, createdAt: createdAt, modifiedAt: modifiedAt, text: text)
+        }
+    }
+
+    private func insert(zone: Int64, createdAt: Int64?, modifiedAt: Int64?, text: (StoreRow.Column) -> UnsafeRawBufferPointer?) throws {
         let seq = nextSeq
         do {
-            try bindAndStep(insertRecord, row: row, first: zone, seq: seq)
+            try bindAndStep(insertRecord, first: zone, seq: seq, createdAt: createdAt, modifiedAt: modifiedAt, text: text)
         } catch let error as StoreError where error.code == .conflict {
-            throw StoreError(.conflict, "the record \"\(row.recordName)\" already exists in the zone \(zoneDescription(zone)); "
-                             + "import with --mode upsert or --mode replace to overwrite records", path: path, recordName: row.recordName)
+            let name = text(.recordName).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            throw StoreError(.conflict, "the record \"\(name)\" already exists in the zone \(zoneDescription(zone)); "
+                             + "import with --mode upsert or --mode replace to overwrite records", path: path, recordName: name)
         }
         if defersCreatedJournal {
             nextSeq = seq + 1
             zoneChanges[zone, default: (0, 0)].seq = seq
         } else {
-            try journalRow(.created, row: row, zone: zone, seq: seq)
+            try journalRow(.created, zone: zone, seq: seq, text: text)
         }
         created += 1
         zoneChanges[zone, default: (0, 0)].count += 1
@@ -444,20 +458,23 @@ final class StoreMutator {
     static func storeChangeTag(_ seq: Int64) -> String { "s" + String(seq, radix: 36) }
 
     private func journalRow(_ kind: StoreSchema.JournalKind, row: StoreRow, zone: Int64, seq: Int64) throws {
-        try row.bytes.withUnsafeBytes { raw in
-            defer { insertJournal.reset() }
-            try insertJournal.bind(seq, at: 1)
-            try insertJournal.bind(zone, at: 2)
-            try insertJournal.bind(kind.rawValue, at: 3)
-            try bind(row.slice(.recordName, in: raw), insertJournal, 4)
-            try bind(row.slice(.recordType, in: raw), insertJournal, 5)
-            if let tag = row.slice(.changeTag, in: raw) {
-                try insertJournal.bind(borrowedText: tag, at: 6)
-            } else {
-                try insertJournal.bind(Self.storeChangeTag(seq), at: 6)
-            }
-            try insertJournal.step()
+        try row.bytes.withUnsafeBytes { raw in try journalRow(kind, zone: zone, seq: seq) { row.slice($0, in: raw) } }
+    }
+
+    private func journalRow(_ kind: StoreSchema.JournalKind, zone: Int64, seq: Int64,
+                            text: (StoreRow.Column) -> UnsafeRawBufferPointer?) throws {
+        defer { insertJournal.reset() }
+        try insertJournal.bind(seq, at: 1)
+        try insertJournal.bind(zone, at: 2)
+        try insertJournal.bind(kind.rawValue, at: 3)
+        try bind(text(.recordName), insertJournal, 4)
+        try bind(text(.recordType), insertJournal, 5)
+        if let tag = text(.changeTag) {
+            try insertJournal.bind(borrowedText: tag, at: 6)
+        } else {
+            try insertJournal.bind(Self.storeChangeTag(seq), at: 6)
         }
+        try insertJournal.step()
         nextSeq = seq + 1
         zoneChanges[zone, default: (0, 0)].seq = seq
     }
