@@ -160,7 +160,6 @@ public struct ReplayState {
         }, database: storage.database, lastCheckpoint: storage.lastCheckpoint, recordCount: recordCount)
     }
 
-    /// Zone indices in output order.
     /// A live record as a store writing the state takes it: its zone's index (as ``AppliedChange``
     /// gives it), its compact JSON (valid while the state lives) and the stamp its last save got.
     package struct LiveRecord {
@@ -179,6 +178,7 @@ public struct ReplayState {
         return records
     }
 
+    /// Zone indices in output order.
     func sortedZones() -> [Int] { storage.zoneIndex.sorted { $0.key < $1.key }.map(\.value) }
 
     /// The records of a zone in `order`.

@@ -102,7 +102,7 @@ public final class Replayer {
     public var onProgress: ((Replayer) -> Void)?
     /// Called with each change as it is applied, without decoding records (for a store that
     /// journals the changes; the bytes given live only during the call). For a save, what it
-    /// returns is kept with the record as its stamp (``ReplayState/forEachRecord(_:)``); `nil`
+    /// returns is kept with the record as its stamp (``ReplayState/liveRecords()``); `nil`
     /// keeps the stamp of the record it replaces.
     package var onChange: ((AppliedChange) throws -> Int64?)?
 
@@ -486,7 +486,7 @@ public final class Replayer {
                 unchanged = json.count == 0 || memcmp(old.baseAddress!, json.baseAddress!, json.count) == 0
             }
             let stamp = try onChange(.saved(zone: zone, zoneID: storage.zones[zone].zoneID, name: blob.name, tag: blob.tag, json: json,
-                                            replaced: replaced != nil, unchanged: unchanged))
+                                            replaced: replaced.map { (json: $0.json, tag: $0.tag) }, unchanged: unchanged))
             blob.stamp = stamp ?? replaced?.stamp ?? 0
         } else if let replaced {
             storage.allocator.release(replaced)
@@ -614,10 +614,10 @@ public final class Replayer {
 /// A change as ``Replayer`` applies it, records not decoded (``Replayer/onChange``). Zones are
 /// given as the state's index and ID; bytes live only during the call.
 package enum AppliedChange {
-    /// A record saved: its name, change tag and compact JSON; whether it replaced a record of its
-    /// name, and whether that record's JSON was byte for byte the same.
+    /// A record saved: its name, change tag and compact JSON; the JSON and change tag of the
+    /// record of its name it replaced, and whether that JSON was byte for byte the same.
     case saved(zone: Int, zoneID: ZoneID, name: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer?, json: UnsafeRawBufferPointer,
-               replaced: Bool, unchanged: Bool)
+               replaced: (json: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer?)?, unchanged: Bool)
     /// A record deleted (by the history, or by a cascade: `recordType` nil): its name and JSON.
     case deleted(zone: Int, zoneID: ZoneID, name: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer, recordType: String?)
     /// A zone saved.

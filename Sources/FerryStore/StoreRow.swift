@@ -107,7 +107,7 @@ public struct StoreRow: Sendable {
 struct StoreRows: Sendable {
     private var bytes: [UInt8] = []
     /// Per row, start and length of each text column (``StoreRow/Column``); length -1 for NULL.
-    private var spans: [Int32] = []
+    private var spans: [Int] = []
     private var stamps: [Int64?] = []
     private var zones: [ZoneID?] = []
     private(set) var count = 0
@@ -122,15 +122,15 @@ struct StoreRows: Sendable {
     mutating func append(columnsOf record: Record, body: UnsafeRawBufferPointer) {
         let first = spans.count
         spans.append(contentsOf: repeatElement(-1, count: StoreRow.Column.allCases.count * 2))
-        spans[first] = Int32(bytes.count)
+        spans[first] = bytes.count
         bytes.append(contentsOf: body)
-        spans[first + 1] = Int32(body.count)
+        spans[first + 1] = body.count
         bodyBytes += body.count
         func put(_ text: String?, _ column: StoreRow.Column) {
             guard var text else { return }
-            spans[first + column.rawValue * 2] = Int32(bytes.count)
+            spans[first + column.rawValue * 2] = bytes.count
             text.withUTF8 { bytes.append(contentsOf: $0) }
-            spans[first + column.rawValue * 2 + 1] = Int32(bytes.count) - spans[first + column.rawValue * 2]
+            spans[first + column.rawValue * 2 + 1] = bytes.count - spans[first + column.rawValue * 2]
         }
         put(record.recordName, .recordName)
         put(record.recordType, .recordType)
@@ -147,11 +147,11 @@ struct StoreRows: Sendable {
 
     /// Appends a row made alone.
     mutating func append(_ row: StoreRow) {
-        let base = Int32(bytes.count)
+        let base = bytes.count
         bytes.append(contentsOf: row.bytes)
         bodyBytes += row.bodyCount
         for k in 0..<StoreRow.Column.allCases.count {
-            let (start, length) = (row.spans[k * 2], row.spans[k * 2 + 1])
+            let (start, length) = (Int(row.spans[k * 2]), Int(row.spans[k * 2 + 1]))
             spans.append(length < 0 ? -1 : start + base)
             spans.append(length)
         }
@@ -176,7 +176,7 @@ struct StoreRows: Sendable {
             return try body(stamps[i * 2], stamps[i * 2 + 1]) { column in
                 let start = spans[first + column.rawValue * 2], length = spans[first + column.rawValue * 2 + 1]
                 guard length >= 0 else { return nil }
-                return UnsafeRawBufferPointer(rebasing: raw[Int(start)..<Int(start + length)])
+                return UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
             }
         }
     }

@@ -227,6 +227,97 @@ struct StoreReplayTests {
         #expect(try RecordStore(path: fresh).verify(deep: true).isIntact)
     }
 
+    /// Applies `events` to a new store, or to an existing empty one, at `path`.
+    @discardableResult
+    static func apply(_ events: [ChangeEvent], into path: String, existing: Bool) throws -> StoreReplayer {
+        if existing { try StoreFixture.importRecords([], into: path) }
+        let replayer = try StoreReplayer(path: path)
+        for event in events { try replayer.apply(event) }
+        try replayer.finish()
+        return replayer
+    }
+
+    @Test("A checkpoint for a deleted zone stores its token and leaves the zone deleted", arguments: [false, true])
+    func checkpointForDeletedZone(existing: Bool) throws {
+        let zone = ZoneID(zoneName: "Z")
+        let events: [ChangeEvent] = [
+            .recordSaved(Record(recordName: "a", recordType: "T", zoneID: zone)),
+            .zoneDeleted(zone),
+            .checkpoint(.init(zoneID: zone, syncToken: "after-delete")),
+        ]
+        let path = StoreFixture.newPath()
+        let replayer = try Self.apply(events, into: path, existing: existing)
+        let stored = try RecordStore(path: path).zones().first { $0.zoneID.zoneName == "Z" }
+        #expect(stored?.isDeleted == true)
+        #expect(stored?.syncToken == "after-delete")
+        var kinds: [String] = []
+        try RecordStore(path: path).changes(since: nil) { change in
+            switch change.event {
+            case .zoneSaved: kinds.append("zoneSaved")
+            case .zoneDeleted: kinds.append("zoneDeleted")
+            default: kinds.append("other")
+            }
+        }
+        #expect(kinds.last == "zoneDeleted", "no zone save after the deletion: \(kinds)")
+        #expect(replayer.anomalies.count(of: .eventForDeletedZone) == 1)
+        #expect(try RecordStore(path: path).verify().isIntact)
+    }
+
+    @Test("A re-save that differs from the record only in the order of its keys (not of its fields) or escapes changes nothing",
+          arguments: [false, true])
+    func resaveInAnotherForm(existing: Bool) throws {
+        let lines = """
+            {"event":"recordSaved","record":{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{"x":{"value":1,"type":"INT64"},"s":{"value":"A","type":"STRING"}}}}
+            {"event":"recordSaved","record":{"recordType":"T","zoneID":{"zoneName":"Z"},"recordName":"a","fields":{"x":{"type":"INT64","value":1},"s":{"type":"STRING","value":"\\u0041"}}}}
+            {"event":"recordSaved","record":{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{"x":{"value":2,"type":"INT64"},"s":{"value":"A","type":"STRING"}}}}
+
+            """
+        let path = StoreFixture.newPath()
+        if existing { try StoreFixture.importRecords([], into: path) }
+        let replayer = try Self.replay(Array(lines.utf8), into: path)
+        #expect(replayer.statistics == .init(created: 1, modified: 1, unchanged: 1, deleted: 0))
+        #expect(try RecordStore(path: path).journalCount() == 3) // the zone, the creation, the one modification
+    }
+
+    @Test("Two zones of a history that are one zone in a store are refused for a new store, taken as one by an existing store")
+    func zonesEqualAsText() throws {
+        let lines = """
+            {"event":"recordSaved","record":{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z","ownerRecordName":""}}}
+            {"event":"recordSaved","record":{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{"x":{"value":2,"type":"INT64"}}}}
+
+            """
+        let fresh = StoreFixture.newPath()
+        #expect { try Self.replay(Array(lines.utf8), into: fresh) } throws: { "\($0)".contains("one zone in a store") }
+        #expect(!FileSystem.exists(fresh))
+        let existing = StoreFixture.newPath()
+        try StoreFixture.importRecords([], into: existing)
+        let replayer = try Self.replay(Array(lines.utf8), into: existing)
+        #expect(replayer.statistics.created == 1 && replayer.statistics.modified == 1)
+    }
+
+    @Test("A reference naming another zone must name a record of that zone", arguments: [false, true])
+    func referencesToOtherZones(existing: Bool) throws {
+        func record(_ name: String, in zone: String, pointingAt target: String? = nil, inZone targetZone: String? = nil) -> Record {
+            var record = Record(recordName: name, recordType: "T", zoneID: ZoneID(zoneName: zone))
+            if let target {
+                let reference = Reference(recordName: target, zoneID: targetZone.map { ZoneID(zoneName: $0) })
+                record.fields = ["to": RecordField(.reference(reference), type: .reference)]
+            }
+            return record
+        }
+        let events: [ChangeEvent] = [
+            .recordSaved(record("c", in: "B")),
+            .recordSaved(record("found", in: "A", pointingAt: "c", inZone: "B")),
+            .recordSaved(record("missing", in: "A", pointingAt: "x", inZone: "B")),
+            .recordSaved(record("noZone", in: "A", pointingAt: "y", inZone: "C")),
+            .recordSaved(record("sameZone", in: "A", pointingAt: "found")),
+        ]
+        let path = StoreFixture.newPath()
+        let replayer = try Self.apply(events, into: path, existing: existing)
+        let names = replayer.anomalies.anomalies.filter { $0.kind == .danglingReference }.compactMap(\.recordName).sorted()
+        #expect(names == ["missing", "noZone"])
+    }
+
     @Test("Anomalies are counted as ferry replay counts them")
     func anomalies() throws {
         let zone = ZoneID(zoneName: "Z")

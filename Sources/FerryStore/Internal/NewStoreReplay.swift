@@ -28,6 +28,12 @@ final class NewStoreReplay {
     @exclusivity(unchecked) private var live: [Int64?] = []
     @exclusivity(unchecked) private var known: [Int64?] = []
     @exclusivity(unchecked) private(set) var statistics = StoreReplayer.Statistics()
+    /// The state's zone each store zone was taken for.
+    private var zoneOwners: [Int64: (index: Int, zoneID: ZoneID)] = [:]
+    /// For comparing a re-saved record's bytes as the store keeps them.
+    private var comparison = JSONOutput(capacity: 1 << 12)
+    private var comparisonScratch = TranscodingScratch()
+    private let comparisonEncoder = StoreRowEncoder()
 
     init(mutator: StoreMutator, database: Int64, configuration: StoreReplayer.Configuration) {
         path = mutator.path
@@ -62,14 +68,47 @@ final class NewStoreReplay {
         table[index] = id
     }
 
+    /// Takes `id` as the store zone of the state's zone `index`. The state tells zones apart by the
+    /// bytes of their names and owners, the store as text with no owner and an empty one the same:
+    /// two zones of the state that are one zone in the store are refused (applying the history
+    /// change by change, into an existing store, takes them as one).
+    private func assign(_ id: Int64, to index: Int, _ zoneID: ZoneID) throws {
+        if let other = zoneOwners[id], other.index != index {
+            throw StoreError(.invalidArgument, "the history names the zone \"\(other.zoneID.zoneName)\" (owner "
+                             + "\(other.zoneID.ownerRecordName.map { "\"\($0)\"" } ?? "none")) and \"\(zoneID.zoneName)\" (owner "
+                             + "\(zoneID.ownerRecordName.map { "\"\($0)\"" } ?? "none")), one zone in a store; replay it into an existing "
+                             + "store (make one with `ferry convert /dev/null STORE`), which applies each change to that zone", path: path)
+        }
+        zoneOwners[id] = (index, zoneID)
+        Self.set(&known, index, id)
+    }
+
     /// The store's row id of a live zone of the state, made or made live again (and journaled).
     private func liveZone(_ index: Int, _ zoneID: ZoneID) throws -> Int64 {
         if index < live.count, let id = live[index] { return id }
         let database = database
         let id = try sync { try $0.zone(for: zoneID, database: database) }
+        try assign(id, to: index, zoneID)
         Self.set(&live, index, id)
-        Self.set(&known, index, id)
         return id
+    }
+
+    /// Whether a save that replaced a record changes the store's bytes of it: the records' JSON
+    /// differ as given, and as the store keeps them (transcoded; a change tag that differs is a
+    /// difference).
+    private func changes(_ json: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer?,
+                         from old: (json: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer?)) throws -> Bool {
+        if let tag, let oldTag = old.tag, !tag.elementsEqual(oldTag) { return true }
+        return try canonical(json) != (try canonical(old.json))
+    }
+
+    private func canonical(_ json: UnsafeRawBufferPointer) throws -> [UInt8] {
+        let configuration = RecordJSON.Configuration(maximumDepth: replayer.configuration.reader.maximumDepth)
+        comparison.removeAll()
+        if RecordJSON.transcodeRecord(json, into: &comparison, scratch: &comparisonScratch, configuration: configuration) {
+            return Array(comparison.bytes)
+        }
+        return StoreRow(record: try RecordJSON.decodeRecord(json, configuration: configuration), encoder: comparisonEncoder).body
     }
 
     /// Journals one change the replayer applied; for a save, returns its journal number (`nil`
@@ -77,13 +116,13 @@ final class NewStoreReplay {
     private func journal(_ change: AppliedChange) throws -> Int64? {
         switch change {
         case .saved(let index, let zoneID, let name, let tag, let json, let replaced, let unchanged):
-            if unchanged {
+            if let replaced, try unchanged || !changes(json, tag: tag, from: replaced) {
                 statistics.unchanged += 1
                 return nil
             }
             let zone = try liveZone(index, zoneID)
-            if replaced { statistics.modified += 1 } else { statistics.created += 1 }
-            return try record(replaced ? .modified : .created, zone: zone, name: name, type: RecordJSON.recordType(in: json), tag: tag)
+            if replaced != nil { statistics.modified += 1 } else { statistics.created += 1 }
+            return try record(replaced != nil ? .modified : .created, zone: zone, name: name, type: RecordJSON.recordType(in: json), tag: tag)
         case .deleted(let index, let zoneID, let name, let json, let recordType):
             let zone = try liveZone(index, zoneID)
             statistics.deleted += 1
@@ -97,7 +136,7 @@ final class NewStoreReplay {
                 return try mutator.existingZone(zoneID, database: database)?.id
             }
             Self.set(&live, index, nil)
-            Self.set(&known, index, id)
+            if let id { try assign(id, to: index, zoneID) }
             statistics.deleted += removed
         case .checkpoint(let checkpoint, let index):
             var zone: Int64?
@@ -106,8 +145,9 @@ final class NewStoreReplay {
                     zone = id
                 } else {
                     let database = database
-                    zone = try sync { try $0.checkpointZone(zoneID, database: database) }
-                    Self.set(&known, index, zone)
+                    let id = try sync { try $0.checkpointZone(zoneID, database: database) }
+                    try assign(id, to: index, zoneID)
+                    zone = id
                 }
             }
             batch.ops.append(.checkpoint(database: database, zone: zone, token: checkpoint.syncToken, moreComing: checkpoint.moreComing))
@@ -165,8 +205,13 @@ final class NewStoreReplay {
         let results = OrderedResults<Rows>(count: chunks, window: workers * 4)
         let configuration = RecordJSON.Configuration(maximumDepth: replayer.configuration.reader.maximumDepth)
         let group = DispatchGroup()
-        records.withUnsafeBufferPointer { all in
+        try records.withUnsafeBufferPointer { all in
             nonisolated(unsafe) let all = all
+            defer {
+                // The workers read `all`: they are done before it goes.
+                results.cancel()
+                group.wait()
+            }
             for _ in 0..<workers {
                 DispatchQueue.global().async(group: group) {
                     var scratch = TranscodingScratch()
@@ -193,21 +238,17 @@ final class NewStoreReplay {
                     }
                 }
             }
-        }
-        defer {
-            results.cancel()
-            group.wait()
-        }
-        var first = 0
-        while let result = results.take() {
-            let rows = try result.get()
-            for k in 0..<rows.count {
-                let record = records[first + k]
-                let zone = zones[record.zone]
-                try mutator.writeRecord(rows, k, zone: zone, seq: record.stamp)
-                mutator.addRecords(1, zone: zone)
+            var first = 0
+            while let result = results.take() {
+                let rows = try result.get()
+                for k in 0..<rows.count {
+                    let record = all[first + k]
+                    let zone = zones[record.zone]
+                    try mutator.writeRecord(rows, k, zone: zone, seq: record.stamp)
+                    mutator.addRecords(1, zone: zone)
+                }
+                first += rows.count
             }
-            first += rows.count
         }
     }
 }
