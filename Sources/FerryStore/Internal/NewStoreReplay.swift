@@ -254,10 +254,10 @@ final class NewStoreReplay {
 }
 
 /// Journal entries and checkpoints handed to the writing thread at once, the bytes of record
-/// names and change tags copied into one buffer.
+/// names, types and change tags copied into one buffer.
 struct JournalBatch: Sendable {
     enum Op: Sendable {
-        case record(seq: Int64, kind: StoreSchema.JournalKind, zone: Int64, name: Range<Int>, type: String?, tag: Range<Int>?)
+        case record(seq: Int64, kind: StoreSchema.JournalKind, zone: Int64, name: Range<Int>, type: Range<Int>?, tag: Range<Int>?)
         case checkpoint(database: Int64, zone: Int64?, token: String, moreComing: Bool)
     }
 
@@ -273,16 +273,14 @@ struct JournalBatch: Sendable {
 
     mutating func append(seq: Int64, kind: StoreSchema.JournalKind, zone: Int64, name: UnsafeRawBufferPointer, type: String?,
                          tag: UnsafeRawBufferPointer?) {
-        let nameStart = bytes.count
-        bytes.append(contentsOf: name)
-        let nameRange = nameStart..<bytes.count
-        var tagRange: Range<Int>?
-        if let tag {
-            let tagStart = bytes.count
-            bytes.append(contentsOf: tag)
-            tagRange = tagStart..<bytes.count
+        func put(_ part: UnsafeRawBufferPointer) -> Range<Int> {
+            let start = bytes.count
+            bytes.append(contentsOf: part)
+            return start..<bytes.count
         }
-        ops.append(.record(seq: seq, kind: kind, zone: zone, name: nameRange, type: type, tag: tagRange))
+        var typeRange: Range<Int>?
+        if var type { typeRange = type.withUTF8 { put(UnsafeRawBufferPointer($0)) } }
+        ops.append(.record(seq: seq, kind: kind, zone: zone, name: put(name), type: typeRange, tag: tag.map(put)))
     }
 
     /// Writes the entries, in order.
@@ -291,8 +289,8 @@ struct JournalBatch: Sendable {
             for op in ops {
                 switch op {
                 case .record(let seq, let kind, let zone, let name, let type, let tag):
-                    try mutator.journalRecord(kind, zone: zone, name: UnsafeRawBufferPointer(rebasing: raw[name]), type: type,
-                                              tag: tag.map { UnsafeRawBufferPointer(rebasing: raw[$0]) }, seq: seq)
+                    func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: raw[range]) }
+                    try mutator.journalRecord(kind, zone: zone, name: slice(name), type: type.map(slice), tag: tag.map(slice), seq: seq)
                 case .checkpoint(let database, let zone, let token, let moreComing):
                     try mutator.checkpoint(zone: zone, database: database, token: token, moreComing: moreComing)
                 }

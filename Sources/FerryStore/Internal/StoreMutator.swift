@@ -286,21 +286,19 @@ final class StoreMutator {
     /// change tag is journaled with the tag the store gives it (``storeChangeTag(_:)``).
     /// `seq` numbers it when given (by a caller that numbers the changes ahead of the writing).
     @discardableResult
-    func journalRecord(_ kind: StoreSchema.JournalKind, zone: Int64, name: UnsafeRawBufferPointer, type: String?,
+    func journalRecord(_ kind: StoreSchema.JournalKind, zone: Int64, name: UnsafeRawBufferPointer?, type: UnsafeRawBufferPointer?,
                        tag: UnsafeRawBufferPointer?, seq given: Int64? = nil) throws -> Int64 {
         let seq = given ?? nextSeq
         defer { insertJournal.reset() }
         try insertJournal.bind(seq, at: 1)
         try insertJournal.bind(zone, at: 2)
         try insertJournal.bind(kind.rawValue, at: 3)
-        try insertJournal.bind(borrowedText: name, at: 4)
-        try insertJournal.bind(type, at: 5)
-        if let tag {
-            try insertJournal.bind(borrowedText: tag, at: 6)
-        } else if kind == .deleted {
+        try bind(name, insertJournal, 4)
+        try bind(type, insertJournal, 5)
+        if tag == nil && kind == .deleted {
             try insertJournal.bindNull(at: 6)
         } else {
-            try insertJournal.bind(Self.storeChangeTag(seq), at: 6)
+            try bindChangeTag(tag, seq: seq, insertJournal, 6)
         }
         try insertJournal.step()
         nextSeq = seq + 1
@@ -434,11 +432,7 @@ final class StoreMutator {
         try statement.bind(first, at: 1)
         try bind(text(.recordName), statement, 2)
         try bind(text(.recordType), statement, 3)
-        if let tag = text(.changeTag) {
-            try statement.bind(borrowedText: tag, at: 4)
-        } else {
-            try statement.bind(Self.storeChangeTag(seq), at: 4)
-        }
+        try bindChangeTag(text(.changeTag), seq: seq, statement, 4)
         try statement.bind(createdAt, at: 5)
         try bind(text(.createdBy), statement, 6)
         try statement.bind(modifiedAt, at: 7)
@@ -457,26 +451,18 @@ final class StoreMutator {
     /// The change tag the store gives a record saved without one: its sequence number in base 36.
     static func storeChangeTag(_ seq: Int64) -> String { "s" + String(seq, radix: 36) }
 
+    /// Binds a record's change tag, or the one the store gives it (``storeChangeTag(_:)``).
+    private func bindChangeTag(_ tag: UnsafeRawBufferPointer?, seq: Int64, _ statement: SQLiteStatement, _ index: Int32) throws {
+        if let tag { try statement.bind(borrowedText: tag, at: index) } else { try statement.bind(Self.storeChangeTag(seq), at: index) }
+    }
+
     private func journalRow(_ kind: StoreSchema.JournalKind, row: StoreRow, zone: Int64, seq: Int64) throws {
         try row.bytes.withUnsafeBytes { raw in try journalRow(kind, zone: zone, seq: seq) { row.slice($0, in: raw) } }
     }
 
     private func journalRow(_ kind: StoreSchema.JournalKind, zone: Int64, seq: Int64,
                             text: (StoreRow.Column) -> UnsafeRawBufferPointer?) throws {
-        defer { insertJournal.reset() }
-        try insertJournal.bind(seq, at: 1)
-        try insertJournal.bind(zone, at: 2)
-        try insertJournal.bind(kind.rawValue, at: 3)
-        try bind(text(.recordName), insertJournal, 4)
-        try bind(text(.recordType), insertJournal, 5)
-        if let tag = text(.changeTag) {
-            try insertJournal.bind(borrowedText: tag, at: 6)
-        } else {
-            try insertJournal.bind(Self.storeChangeTag(seq), at: 6)
-        }
-        try insertJournal.step()
-        nextSeq = seq + 1
-        zoneChanges[zone, default: (0, 0)].seq = seq
+        try journalRecord(kind, zone: zone, name: text(.recordName), type: text(.recordType), tag: text(.changeTag), seq: seq)
     }
 
     /// Appends a journal entry that changes no row (restoring a journal). Errors are dropped: a
