@@ -1,3 +1,4 @@
+import FerryIO
 import FerryPredicate
 
 extension RecordStore {
@@ -38,9 +39,11 @@ extension RecordStore {
         try StoreWriter.beginWriting(self)
         do {
             for index in wanted {
-                try connection.execute("""
-                    CREATE INDEX IF NOT EXISTS "\(index.name)" ON records (\(index.expression)) WHERE record_type = \(Self.literal(index.recordType))
-                    """)
+                try connection.sortingOnThreads(Processors.available) {
+                    try connection.execute("""
+                        CREATE INDEX IF NOT EXISTS "\(index.name)" ON records (\(index.expression)) WHERE record_type = \(Self.literal(index.recordType))
+                        """)
+                }
                 let note = try connection.prepare("""
                     INSERT INTO field_indexes (name, record_type, field_name, kind) VALUES (?1, ?2, ?3, ?4)
                     ON CONFLICT (name) DO UPDATE SET kind = excluded.kind

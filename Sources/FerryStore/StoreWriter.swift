@@ -365,7 +365,9 @@ public final class StoreWriter: RecordWriter {
     private func buildIndexes(_ store: RecordStore) throws {
         var failure: StoreError?
         do {
-            try store.connection.execute(StoreSchema.recordIndexes[0])
+            try store.connection.sortingOnThreads(Processors.available) {
+                try store.connection.execute(StoreSchema.recordIndexes[0])
+            }
         } catch let error as StoreError {
             failure = error
         }

@@ -143,6 +143,22 @@ final class SQLiteConnection {
         return statement.optionalInt64(at: 0)
     }
 
+    /// Runs `body` (statements that build indexes: `CREATE INDEX`) with SQLite's sorter spread
+    /// over `threads` threads (`PRAGMA threads`), then restores the connection's settings.
+    ///
+    /// The sorter hands work to its threads only when its in-memory list outgrows the page
+    /// cache, so the cache is made small meanwhile (4 MiB): the keys are sorted in runs on every
+    /// core and merged, where one large cache sorts them all on this thread. Making the name index
+    /// of 1M imported records took 1.3 s of one core with the 256 MiB cache, ~0.9 s this way.
+    /// Dirty pages the smaller cache cannot hold are written to the file early, as a commit would.
+    func sortingOnThreads<T>(_ threads: Int, _ body: () throws -> T) throws -> T {
+        let cache = try integer("PRAGMA cache_size") ?? -2000
+        let previous = try integer("PRAGMA threads") ?? 0
+        try execute("PRAGMA threads = \(max(threads, 1)); PRAGMA cache_size = -4096")
+        defer { try? execute("PRAGMA threads = \(previous); PRAGMA cache_size = \(cache)") }
+        return try body()
+    }
+
     /// The single text a query returns; `nil` for no row or NULL.
     func text(_ sql: String) throws -> String? {
         let statement = try prepare(sql)
