@@ -39,6 +39,15 @@ int CFerrySystem_temporaryFileFlag(void) {
 #endif
 }
 
+int CFerrySystem_startWriteback(int fd) {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+    return 0;
+#endif
+}
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>

@@ -1,3 +1,4 @@
+import CFerrySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,6 +17,17 @@ extension FileSystem {
         if fd < 0 { throw FerryIOError(.open, path: path, errno: Syscall.errno) }
         defer { _ = Syscall.close(fd) }
         if fsync(fd) != 0 { throw FerryIOError(.write, path: path, errno: Syscall.errno, detail: "fsync failed") }
+    }
+
+    /// Starts writing the file's changed pages to the device without waiting for them (Linux:
+    /// `sync_file_range`; elsewhere nothing). Called as a large file is written, it spreads the
+    /// device's work over the writing, so that the final ``sync(_:)`` waits for little. Best
+    /// effort: errors are ignored (the final sync reports them).
+    public static func startWriteback(_ path: String) {
+        let fd = Syscall.open(path, flags: O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = CFerrySystem_startWriteback(fd)
+        _ = Syscall.close(fd)
     }
 
     /// Flushes the directory holding `path` (so a rename or link in it survives a power loss).

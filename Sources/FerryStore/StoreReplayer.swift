@@ -146,6 +146,7 @@ public final class StoreReplayer {
                 self.bytesRead = replayer.bytesRead
                 self.onProgress?(self)
             }
+            replay.onRowsWritten = { [staged] bytes in staged?.noteWritten(bytes) }
             newStore = replay
             return
         }

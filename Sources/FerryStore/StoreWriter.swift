@@ -251,6 +251,7 @@ public final class StoreWriter: RecordWriter {
         }
         recordCount += rows.count
         bytesWritten += rows.bodyBytes
+        staged?.noteWritten(rows.bodyBytes)
         try flushBatch()
         try pipeline.submit([.rows(rows, database: defaultDatabase)])
     }
@@ -264,6 +265,7 @@ public final class StoreWriter: RecordWriter {
         guard !row.recordName.isEmpty else { throw Self.emptyName(path) }
         recordCount += 1
         bytesWritten += row.bodyCount
+        staged?.noteWritten(row.bodyCount)
         batch.append(.row(row, database: databaseID))
         if batch.count >= configuration.batchSize {
             let full = batch

@@ -1,5 +1,5 @@
 // What Swift cannot reach directly, wrapped in plain C as swift-nio's CNIOLinux does: the CPU
-// affinity mask and O_TMPFILE (glibc hides both behind _GNU_SOURCE), glibc's allocator settings (`mallopt`), the compiler's prefetch hint, the
+// affinity mask, O_TMPFILE and sync_file_range (glibc hides them behind _GNU_SOURCE), glibc's allocator settings (`mallopt`), the compiler's prefetch hint, the
 // processor's carry-less multiplication (x86-64 intrinsics, which Swift cannot call) used for
 // CRC-32, and 16-byte SSE2 scans of JSON text — string bytes and the whitespace of
 // pretty-printed documents (Swift's SIMD types compile these to byte-at-a-time loops). Nothing
@@ -26,6 +26,11 @@ void CFerrySystem_keepFreedMemory(void);
 /// `O_TMPFILE` (an unnamed file in a directory, linked into it later), which glibc declares only
 /// under `_GNU_SOURCE`; 0 where the system has no such flag.
 int CFerrySystem_temporaryFileFlag(void);
+
+/// Starts writing a file's dirty pages to the device without waiting for them (Linux
+/// `sync_file_range` with `SYNC_FILE_RANGE_WRITE`), so that a later `fsync` has less left to
+/// write. Returns 0, or -1 with `errno` set; does nothing and returns 0 elsewhere.
+int CFerrySystem_startWriteback(int fd);
 
 /// Whether ``CFerrySystem_crc32Fold`` runs on this processor: x86-64 with PCLMULQDQ and SSE4.1.
 int CFerrySystem_hasCRC32Fold(void);

@@ -167,6 +167,9 @@ final class NewStoreReplay {
     }
 
     /// Waits for the journal's writing (abandoning).
+    /// Called on the writing thread with the bytes of each chunk of live records inserted.
+    var onRowsWritten: ((Int) -> Void)?
+
     func drain() {
         pipeline.drain()
     }
@@ -248,6 +251,7 @@ final class NewStoreReplay {
                     mutator.addRecords(1, zone: zone)
                 }
                 first += rows.count
+                onRowsWritten?(rows.bodyBytes)
             }
         }
     }

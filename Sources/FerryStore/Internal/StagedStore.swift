@@ -16,6 +16,8 @@ final class StagedStore {
     let target: String
     let temporaryPath: String
     private var isDone = false
+    /// Bytes of records handed to SQLite since the device was last asked to write the file.
+    private var unwritten = 0
 
     /// Prepares a temporary name beside `target` and removes the stale temporaries of dead
     /// Ferry processes there.
@@ -31,6 +33,16 @@ final class StagedStore {
 
     deinit {
         if !isDone { abandon() }
+    }
+
+    /// Notes `bytes` more of records handed to SQLite; every 64 MiB, has the device start writing
+    /// what SQLite has written to the file so far (``FileSystem/startWriteback(_:)``), so that
+    /// ``publish()`` does not wait for the whole file (a 1 GB store took 0.35 s to sync at the end).
+    func noteWritten(_ bytes: Int) {
+        unwritten += bytes
+        guard unwritten >= 64 << 20 else { return }
+        unwritten = 0
+        FileSystem.startWriteback(temporaryPath)
     }
 
     /// Syncs the temporary, links it to the target's name and removes the temporary name. Fails
