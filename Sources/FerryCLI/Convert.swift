@@ -25,15 +25,21 @@ struct Convert: ParsableCommand {
 
         Examples:
           ferry convert export.ndjson messages.ndjson --type Message
-          ferry convert export.ndjson.gz hot.ndjson --where 'count > 50 AND text CONTAINS[c] "hello"'
+          ferry convert export.ndjson.gz hot.ndjson \\
+              --where 'count > 50 AND text CONTAINS[c] "hello"'
           ferry convert export.ndjson backup.ndjson.gz --level 9
-          ferry convert saved-responses/ all.ndjson --on-error skip --rejects rejects.ndjson
-          ferry convert export.ndjson backup.tar.gz --database shared --assets downloaded-assets/
+          ferry convert saved-responses/ all.ndjson --on-error skip \\
+              --rejects rejects.ndjson
+          ferry convert export.ndjson backup.tar.gz --database shared \\
+              --assets downloaded-assets/
           ferry convert backup.tar.gz - | jq -c 'select(.recordType == "Message")'
-          cat export.ndjson | ferry convert - - --zone Chats --keys text,sentAt --sort sentAt:desc --limit 20
-          ferry convert export.ndjson store.sqlite --mode upsert          # import into a store
-          ferry convert store.sqlite messages.ndjson.gz --type Message --where 'count > 50'
-          ferry convert store.sqlite changes.ndjson --changes-since fs1.3f9a0c4e5d6b7a81.1042
+          cat export.ndjson | ferry convert - - --zone Chats --keys text,sentAt \\
+              --sort sentAt:desc --limit 20
+          ferry convert export.ndjson store.sqlite --mode upsert   # into a store
+          ferry convert store.sqlite messages.ndjson.gz --type Message \\
+              --where 'count > 50'
+          ferry convert store.sqlite changes.ndjson \\
+              --changes-since fs1.3f9a0c4e5d6b7a81.1042
         """
     )
 
@@ -151,7 +157,7 @@ struct Convert: ParsableCommand {
     func run() throws {
         let outputPath = paths[paths.count - 1]
         if let changesSince {
-            try exportChanges(from: paths[0], since: changesSince, to: outputPath, gzip: gzip, quiet: quiet)
+            try exportChanges(from: paths[0], since: changesSince, to: outputPath, gzip: gzip, quiet: quiet, json: json)
             return
         }
         let clock = Stopwatch()

@@ -21,7 +21,8 @@ struct Diff: ParsableCommand {
         Examples:
           ferry diff state.ndjson snapshot.ndjson
           ferry diff replayed.tar.gz export.ndjson.gz --json | jq '.changed[].fields'
-          ferry replay history.ndjson --out s.ndjson --quiet && ferry diff s.ndjson expected.ndjson --quiet
+          ferry replay history.ndjson --out s.ndjson --quiet \\
+              && ferry diff s.ndjson expected.ndjson --quiet
         """
     )
 

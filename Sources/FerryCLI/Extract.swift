@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryArchive
 import FerryIO
+import FerryRecords
 
 /// `ferry extract ARCHIVE DIRECTORY`: writes an archive's members out, safely.
 struct Extract: ParsableCommand {
@@ -16,6 +17,7 @@ struct Extract: ParsableCommand {
         Examples:
           ferry extract backup.tar.gz restore/
           ferry extract backup.tar.gz restore/ --max-ratio 200 --max-bytes 10G
+          ferry extract backup.tar.gz restore/ --json | jq .members
         """
     )
 
@@ -30,6 +32,9 @@ struct Extract: ParsableCommand {
     @Flag(help: "Print nothing on success.")
     var quiet = false
 
+    @Flag(help: "Print a JSON summary on stdout: archive, directory, members, manifest, records.")
+    var json = false
+
     func validate() throws {
         try checkInputsExist([archive])
         _ = try limits.configuration()
@@ -39,7 +44,15 @@ struct Extract: ParsableCommand {
         do {
             let reader = try ArchiveReader(source: try InputFile(path: archive), configuration: try limits.configuration())
             let written = try reader.extract(to: directory)
-            if !quiet {
+            if json {
+                var object: JSONObject = ["archive": .string(archive), "directory": .string(directory),
+                                          "members": .number(JSONNumber(Int64(written))),
+                                          "manifest": .bool(reader.manifestPlacement != .notRead)]
+                if reader.manifestPlacement != .notRead {
+                    object.append(key: "records", value: .number(JSONNumber(Int64(reader.manifest.recordCount))))
+                }
+                print(render(.object(object)))
+            } else if !quiet {
                 let checked = reader.manifestPlacement == .notRead
                     ? "no manifest: nothing vouches for them beyond an intact archive"
                     : "\(reader.manifest.recordCount) records, every member checked against the manifest"

@@ -15,7 +15,8 @@ public struct Ferry: ParsableCommand {
         commandName: "ferry",
         abstract: "Move CloudKit-shaped records between formats and stores.",
         discussion: """
-        Exit codes: 0 success, 1 data error (bad input, failed check), 2 usage error.
+        Exit codes: 0 success, 1 data error (bad input, failed check), 2 usage error; ferry diff \
+        exits as diff(1) does: 0 identical, 1 different, 2 usage error or unreadable input.
 
         Examples:
           ferry convert export.ndjson messages.ndjson --type Message
@@ -23,11 +24,13 @@ public struct Ferry: ParsableCommand {
           ferry convert responses/ all.ndjson --on-error skip --rejects bad.ndjson
           ferry convert export.ndjson export.xml
           ferry convert export.ndjson store.tar.gz && ferry verify store.tar.gz
-          ferry convert export.ndjson - --where 'count > 50 AND text CONTAINS[c] "hello"'
+          ferry convert export.ndjson - \\
+              --where 'count > 50 AND text CONTAINS[c] "hello"'
           ferry predicate check 'text BEGINSWITH "a" OR count > 5' --cloudkit
           ferry replay history.ndjson --out state.ndjson
           ferry inspect Samples/chat.ndjson --json
-          ferry convert export.ndjson chat.sqlite && ferry query chat.sqlite --type Message --limit 10
+          ferry convert export.ndjson chat.sqlite && ferry query chat.sqlite \\
+              --type Message --limit 10
         """,
         version: FerryVersion.current,
         subcommands: [Convert.self, Inspect.self, Verify.self, Extract.self, Validate.self, PredicateCommand.self,

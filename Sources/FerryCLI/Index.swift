@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryIO
 import FerryPredicate
+import FerryRecords
 import FerryStore
 
 /// `ferry index STORE --schema app.ckdb`: SQLite indexes for the schema's QUERYABLE and SORTABLE fields.
@@ -12,19 +13,27 @@ struct Index: ParsableCommand {
         CloudKit schema language), makes a partial SQLite index on the field's value within the \
         type, then updates SQLite's statistics. Queries on those fields (ferry query, convert \
         --where) then read the index instead of every record: --explain says which one served. \
-        Lists, assets and locations are not indexed. Without --schema, lists the indexes made.
+        Lists, assets and locations are not indexed. Without --schema, lists the indexes made. \
+        The schema file may be - (stdin).
 
         Examples:
           ferry index chat.sqlite --schema app.ckdb
           ferry index chat.sqlite
+          ferry index chat.sqlite --json | jq -r '.[].name'
         """
     )
 
     @Argument(help: ArgumentHelp("The store.", valueName: "STORE"))
     var store: String
 
-    @Option(help: ArgumentHelp("A CloudKit schema file (.ckdb).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("A CloudKit schema file (.ckdb; - is stdin).", valueName: "FILE"))
     var schema: String?
+
+    @Flag(help: "Print the store's indexes as a JSON array on stdout instead of a table.")
+    var json = false
+
+    @Flag(help: "With --schema: print nothing on success.")
+    var quiet = false
 
     @Option(name: .customLong("busy-timeout"), help: "Seconds to wait for another process writing to the store.")
     var busyTimeout: Double = 5
@@ -49,11 +58,24 @@ struct Index: ParsableCommand {
             } else {
                 indexes = try RecordStore(path: store).fieldIndexes()
             }
+            if json { return print(Self.json(indexes)) }
+            if quiet && schema != nil { return }
             var rows = [["INDEX", "TYPE", "FIELD", "KIND", "EXPRESSION"]]
             rows += indexes.map { [$0.name, $0.recordType, $0.fieldName, $0.kind, $0.expression] }
             print(indexes.isEmpty ? "no indexes" : table(rows).joined(separator: "\n"))
         } catch {
             throw dataFailure(error)
         }
+    }
+
+    /// The indexes as a JSON array of objects (name, recordType, fieldName, kind, expression).
+    static func json(_ indexes: [RecordStore.FieldIndex]) -> String {
+        let values = indexes.map { index -> JSONValue in
+            .object(["name": .string(index.name), "recordType": .string(index.recordType), "fieldName": .string(index.fieldName),
+                     "kind": .string(index.kind), "expression": .string(index.expression)])
+        }
+        var out = JSONOutput(capacity: 256)
+        out.appendValue(.array(values))
+        return String(decoding: out.bytes, as: UTF8.self)
     }
 }

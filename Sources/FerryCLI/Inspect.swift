@@ -23,7 +23,8 @@ struct Inspect: ParsableCommand {
           ferry inspect Samples/chat.ndjson
           ferry inspect export.xml.gz
           ferry inspect backup.tar.gz            # an archive: what its manifest says
-          ferry inspect export.ndjson --json | jq '.fields[] | select(.types | length > 1)'
+          ferry inspect export.ndjson --json \\
+              | jq '.fields[] | select(.types | length > 1)'
         """
     )
 

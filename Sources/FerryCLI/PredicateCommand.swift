@@ -91,9 +91,11 @@ extension PredicateCommand {
 
             Examples:
               ferry predicate check --cloudkit 'ANY {"red", "green"} = favoriteColor'
-              ferry predicate check --cloudkit 'ANY relatedRecords IN %@' --args '[[…300 references…]]'
+              ferry predicate check --cloudkit 'ANY relatedRecords IN %@' \\
+                  --args '[[…300 references…]]'
               ferry predicate check --batch --cloudkit queries.txt
-              ferry predicate check --cloudkit --schema app.ckdb --record-type Message 'count > 3' --sort count
+              ferry predicate check --cloudkit --schema app.ckdb \\
+                  --record-type Message 'count > 3' --sort count
             """
         )
 
@@ -114,10 +116,14 @@ extension PredicateCommand {
         @Flag(help: "Print the result as JSON on stdout.")
         var json = false
 
+        @Flag(help: "Print nothing; only the exit code tells (0 accepted, 1 rejected).")
+        var quiet = false
+
         @OptionGroup var input: PredicateInput
 
         func validate() throws {
             if !batch && predicate == nil { throw ValidationError("expected a PREDICATE") }
+            if batch, let schema = cloudKitSchema.schema { try checkInputsExist([predicate ?? "-", schema]) }
         }
 
         func run() throws {
@@ -141,7 +147,7 @@ extension PredicateCommand {
             let result = check(predicate!, arguments: arguments, schema: parsedSchema)
             if json {
                 print(render(.object(result)))
-            } else if let canonical = result["canonical"]?.stringValue {
+            } else if !quiet, let canonical = result["canonical"]?.stringValue {
                 print(canonical)
             }
             if result["ok"] != .bool(true) { throw CommandFailure(message: "", exitCode: 1) }
@@ -150,7 +156,7 @@ extension PredicateCommand {
         /// Checks one predicate; prints diagnostics to stderr unless producing JSON.
         private func check(_ text: String, arguments: [JSONValue]?, schema: CloudKitSchema?) -> JSONObject {
             var result = JSONObject()
-            let quiet = json || batch
+            let quiet = json || batch || self.quiet
             let predicate: RecordPredicate
             do {
                 predicate = try RecordPredicate(parsing: text, arguments: arguments)
@@ -195,7 +201,19 @@ extension PredicateCommand {
     }
 
     struct Format: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a predicate's canonical text (Apple's predicateFormat).")
+        static let configuration = CommandConfiguration(
+            abstract: "Print a predicate's canonical text (Apple's predicateFormat).",
+            discussion: """
+            Parses the predicate as NSPredicate(format:) does, with the --args substituted for %K \
+            and %@, and prints it as Apple's predicateFormat prints it. Exits 1, with the position \
+            and what was expected, when it does not parse.
+
+            Examples:
+              ferry predicate format 'name=="Zoë"&&count>3'
+              ferry predicate format '%K.%K CONTAINS[c] %@' \\
+                  --args '["owner", "name", "ann"]'
+            """
+        )
 
         @Argument(help: "The predicate.")
         var predicate: String
@@ -213,7 +231,12 @@ extension PredicateCommand {
             discussion: """
             The object may be a CloudKit record dictionary (keys name fields; system keys such as \
             recordType and creationDate work) or any JSON object (key paths walk nested objects). \
-            Typed values: {"$date": "2024-05-01T12:00:00Z"}, {"$reference": "name"}, {"$location": [lat, lon]}.
+            Typed values: {"$date": "2024-05-01T12:00:00Z"}, {"$reference": "name"}, {"$location": [lat, lon]}. \
+            Exits 1 when the predicate cannot be evaluated on the object (a type mismatch, say).
+
+            Examples:
+              ferry predicate eval 'tags CONTAINS "x"' --object '{"tags": ["x", "y"]}'
+              ferry predicate eval 'count > $min' --var min=3 --object '{"count": 5}'
             """
         )
 
@@ -266,7 +289,16 @@ extension PredicateCommand {
     struct FilterBy: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "filterby",
-            abstract: "Print the CloudKit Web Services query.filterBy JSON for a predicate CKQuery accepts."
+            abstract: "Print the CloudKit Web Services query.filterBy JSON for a predicate CKQuery accepts.",
+            discussion: """
+            Prints the filterBy array of a records/query request body (one JSON line). Exits 1, \
+            naming every reason with its position and rule on stderr, when CloudKit's query API \
+            would reject the predicate: ferry predicate split rewrites many of those.
+
+            Examples:
+              ferry predicate filterby 'count >= 3 AND name BEGINSWITH "A"'
+              ferry predicate filterby 'owner == %@' --args '[{"$reference": "u1"}]' | jq .
+            """
         )
 
         @Argument(help: "The predicate.")
@@ -307,8 +339,10 @@ extension PredicateCommand {
 
             Examples:
               ferry predicate split --cloudkit '(a == 1 OR b == 2) AND c > 3'
-              ferry predicate split --cloudkit 'ANY %@ IN relatedRecords' --args '[[{"$reference": "r1"}, …]]'
-              ferry predicate split --cloudkit --batch 50 --json 'recordID IN %@ OR NOT (x == 1 AND y == 2)' --args '[[…]]'
+              ferry predicate split --cloudkit 'ANY %@ IN relatedRecords' \\
+                  --args '[[{"$reference": "r1"}, …]]'
+              ferry predicate split --cloudkit --batch 50 \\
+                  --json 'recordID IN %@ OR NOT (x == 1 AND y == 2)' --args '[[…]]'
             """
         )
 
@@ -326,6 +360,9 @@ extension PredicateCommand {
 
         @Flag(help: "Print each query's CloudKit Web Services filterBy JSON, one per line.")
         var json = false
+
+        @Flag(help: "No notes on stderr (how many queries, whether their results overlap).")
+        var quiet = false
 
         @OptionGroup var cloudKitSchema: CloudKitSchemaOptions
 
@@ -365,6 +402,7 @@ extension PredicateCommand {
                 }
             }
             for line in lines { print(line) }
+            if quiet { return }
             if queries.isEmpty {
                 StandardError.write("note: the predicate matches no record; no query is needed\n")
             } else if queries.count > 1 {

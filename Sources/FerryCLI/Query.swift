@@ -22,11 +22,15 @@ struct Query: ParsableCommand {
         counted on stderr.
 
         Examples:
-          ferry query chat.sqlite --type Message --where 'count > 50 AND text CONTAINS[c] "hello"'
+          ferry query chat.sqlite --type Message \\
+              --where 'count > 50 AND text CONTAINS[c] "hello"'
           ferry query chat.sqlite --type Message --sort sentAt:desc --limit 100
-          ferry query chat.sqlite --type Message --sort sentAt:desc --limit 100 --cursor eyJ2Ijox…
-          ferry query chat.sqlite --type Message --zone Chats --keys text,sentAt --response | jq .
+          ferry query chat.sqlite --type Message --sort sentAt:desc --limit 100 \\
+              --cursor eyJ2Ijox…
+          ferry query chat.sqlite --type Message --zone Chats --keys text,sentAt \\
+              --response | jq .
           ferry query chat.sqlite --type Message --where 'count > 50' --explain
+          ferry query chat.sqlite --type Message --limit 100 --json 2>summary.json
         """
     )
 
@@ -67,6 +71,9 @@ struct Query: ParsableCommand {
 
     @Flag(help: "Nothing on stderr but errors (the cursor is still printed with --response).")
     var quiet = false
+
+    @Flag(help: "The summary as one JSON object on stderr (stdout holds the records): records, cursor, unevaluated.")
+    var json = false
 
     func validate() throws {
         for key in sort where StoreSortKey(parsing: key) == nil {
@@ -120,6 +127,11 @@ struct Query: ParsableCommand {
                 try output.write(tail.bytes)
             }
             try output.commit()
+            if json {
+                let object: JSONObject = ["records": .number(JSONNumber(Int64(count))), "cursor": next.map(JSONValue.string) ?? .null,
+                                          "unevaluated": .number(JSONNumber(Int64(failures)))]
+                return StandardError.write(render(.object(object)) + "\n")
+            }
             if failures > 0 && !quiet {
                 StandardError.write("ferry: \(failures) record\(failures == 1 ? "" : "s") could not be evaluated (they do not match)\n")
             }

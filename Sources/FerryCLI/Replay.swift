@@ -44,7 +44,8 @@ struct Replay: ParsableCommand {
           ferry replay history.ndjson --out state.ndjson
           ferry replay responses/ --out state.tar.gz --report anomalies.json
           ferry replay history.ndjson.gz --until AQAAAB8= --out then.ndjson
-          ferry replay history.ndjson --base then.ndjson --since AQAAAB8= --out now.ndjson
+          ferry replay history.ndjson --base then.ndjson --since AQAAAB8= \\
+              --out now.ndjson
           ferry replay new.ndjson --base now.ndjson --out later.ndjson
           ferry replay history.ndjson --tokens-only --json
           cat pages.ndjson | ferry replay - --out - --quiet | ferry inspect -

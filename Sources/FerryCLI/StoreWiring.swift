@@ -28,7 +28,8 @@ func openStoreReader(_ path: String, declared: RecordFormat?) throws -> StoreRec
 extension StoreWriter.Mode: ExpressibleByArgument {}
 
 /// `convert STORE OUT --changes-since TOKEN`: the store's journal after the token as a change log.
-func exportChanges(from path: String, since text: String, to output: String, gzip: Bool, quiet: Bool) throws {
+/// The summary goes to stderr (`--json`: one JSON object, on stdout unless the log goes there).
+func exportChanges(from path: String, since text: String, to output: String, gzip: Bool, quiet: Bool, json: Bool) throws {
     let file: OutputFile
     do {
         let store = try RecordStore(path: path)
@@ -40,7 +41,14 @@ func exportChanges(from path: String, since text: String, to output: String, gzi
             let end = try store.writeChanges(since: token, to: writer)
             try writer.finish()
             try file.commit()
-            if !quiet { StandardError.write("ferry: \(writer.eventCount) events after \(text); the store's token is now \(end)\n") }
+            if json {
+                let object: JSONObject = ["events": .number(JSONNumber(Int64(writer.eventCount))), "since": .string(text),
+                                          "token": .string(end.description)]
+                let line = render(.object(object)) + "\n"
+                if output == "-" { StandardError.write(line) } else { print(line, terminator: "") }
+            } else if !quiet {
+                StandardError.write("ferry: \(writer.eventCount) events after \(text); the store's token is now \(end)\n")
+            }
         } catch {
             file.abandon()
             throw error

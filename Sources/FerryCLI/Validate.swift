@@ -21,7 +21,8 @@ struct Validate: ParsableCommand {
 
         Examples:
           ferry validate export.xml
-          ferry validate a.xml b.xml.gz --json | jq '.files[] | select(.valid | not) | .path'
+          ferry validate a.xml b.xml.gz --json \\
+              | jq '.files[] | select(.valid | not) | .path'
           ferry convert records.ndjson - --to xml | ferry validate -
         """
     )

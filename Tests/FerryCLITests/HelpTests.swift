@@ -78,4 +78,20 @@ struct HelpTests {
         let command = CommandDiscussion(path: "test", discussion: discussion)
         #expect(command.brokenLines == ["A second line of the same paragraph."])
     }
+
+    @Test("every command that runs something shows examples, each fitting an 80-column terminal",
+          arguments: CommandDiscussion.all)
+    func examplesFit(_ command: CommandDiscussion) {
+        let lines = command.discussion.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "Examples:") else {
+            Issue.record("\(command.path): no Examples: in its discussion")
+            return
+        }
+        let examples = lines[(start + 1)...].prefix { $0.first == " " }
+        #expect(!examples.isEmpty, "\(command.path): Examples: lists nothing")
+        // argument-parser wraps a longer line at column 0, which breaks copying the command.
+        for line in examples where line.count > 80 {
+            Issue.record("\(command.path): an example line of \(line.count) columns (at most 80; continue it with \\): \(line)")
+        }
+    }
 }

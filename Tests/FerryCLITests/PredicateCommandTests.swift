@@ -34,6 +34,25 @@ struct PredicateCommandTests {
         #expect(result["cloudkit"]?["accepted"] == .bool(true))
     }
 
+    @Test("check --quiet and split --quiet print nothing; the exit code tells")
+    func quiet() throws {
+        let (rejected, rejectedOut, rejectedErr) = try runBinary(["predicate", "check", "--cloudkit", "--quiet", "a == 1 OR b == 2"])
+        #expect(rejected == 1 && rejectedOut.isEmpty && rejectedErr.isEmpty)
+        let (accepted, acceptedOut, acceptedErr) = try runBinary(["predicate", "check", "--quiet", "a == 1"])
+        #expect(accepted == 0 && acceptedOut.isEmpty && acceptedErr.isEmpty)
+        let (split, splitOut, splitErr) = try runBinary(["predicate", "split", "--cloudkit", "--quiet", "a == 1 OR b == 2"])
+        #expect(split == 0 && splitOut.split(separator: "\n").count == 2 && splitErr.isEmpty)
+        let (noisy, _, noisyErr) = try runBinary(["predicate", "split", "--cloudkit", "a == 1 OR b == 2"])
+        #expect(noisy == 0 && noisyErr.contains("2 queries"))
+    }
+
+    @Test("check --batch - with --schema - is refused: standard input can be read once")
+    func batchAndSchemaFromStdin() throws {
+        let (code, _, err) = try runBinary(["predicate", "check", "--batch", "-", "--schema", "-"])
+        #expect(code == 2)
+        #expect(err.contains("read only once"))
+    }
+
     @Test("check --batch prints one JSON result per input line and exits 1 if any fails")
     func batch() throws {
         let (code, out, _) = try runBinary(["predicate", "check", "--batch", "--cloudkit"], stdin: "a == 1\n\nb ==\nc BEGINSWITH 'x' OR d == 2\n")

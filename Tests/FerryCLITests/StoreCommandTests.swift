@@ -101,6 +101,47 @@ struct StoreCommandTests {
         #expect(explanation.contains("sentAt >"))
     }
 
+    @Test("index, query, convert --changes-since and extract print their summaries as JSON; --quiet prints nothing")
+    func jsonSummaries() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", store, "--quiet"]) == 0)
+        try write("DEFINE SCHEMA RECORD TYPE Message (sentAt TIMESTAMP QUERYABLE SORTABLE, text STRING);", to: directory + "/app.ckdb")
+
+        let (quietCode, quietOut, quietErr) = try runBinary(["index", store, "--schema", directory + "/app.ckdb", "--quiet"])
+        #expect(quietCode == 0 && quietOut.isEmpty && quietErr.isEmpty)
+        let (indexCode, indexOut, _) = try runBinary(["index", store, "--json"])
+        #expect(indexCode == 0)
+        let indexes = try JSONValue(parsing: indexOut).arrayValue ?? []
+        #expect(indexes.count == 1)
+        #expect(indexes.first?["fieldName"]?.stringValue == "sentAt" && indexes.first?["recordType"]?.stringValue == "Message")
+
+        let (queryCode, queryOut, queryErr) = try runBinary(["query", store, "--type", "Message", "--limit", "2", "--json"])
+        #expect(queryCode == 0)
+        #expect(queryOut.split(separator: "\n").count == 2)
+        let summary = try JSONValue(parsing: queryErr)
+        #expect(summary["records"] == .number(JSONNumber(Int64(2))))
+        #expect(summary["cursor"]?.stringValue?.isEmpty == false)
+        #expect(summary["unevaluated"] == .number(JSONNumber(Int64(0))))
+
+        let changes = directory + "/changes.ndjson"
+        let (changesCode, changesOut, _) = try runBinary(["convert", store, changes, "--changes-since", "0", "--json"])
+        #expect(changesCode == 0)
+        let exported = try JSONValue(parsing: changesOut)
+        let events = try String(contentsOfFile: changes, encoding: .utf8).split(separator: "\n").count
+        #expect(exported["events"] == .number(JSONNumber(Int64(events))) && events > 0)
+        #expect(exported["token"]?.stringValue?.hasPrefix("fs1.") == true)
+
+        let archive = directory + "/s.tar.gz"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", archive, "--quiet"]) == 0)
+        let (extractCode, extractOut, extractErr) = try runBinary(["extract", archive, directory + "/out", "--json"])
+        #expect(extractCode == 0 && extractErr.isEmpty)
+        let extracted = try JSONValue(parsing: extractOut)
+        #expect(extracted["manifest"] == .bool(true))
+        #expect(extracted["records"] == .number(JSONNumber(Int64(try records(at: samples + "/chat.ndjson").count))))
+        #expect((extracted["members"]?.numberValue?.int64Value ?? 0) >= 2)
+    }
+
     @Test("Reader processes query a store while another process imports into it, without errors")
     func readersDuringImport() throws {
         let directory = scratchDirectory()
