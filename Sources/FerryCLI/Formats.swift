@@ -142,7 +142,8 @@ private func wholeIfSmallGzipDocument(_ source: any ByteSource, path: String, si
 /// This, with ``openRecordOutput(_:options:)``, is where formats are registered: a new format
 /// adds a case to each.
 final class RecordSources {
-    private var paths: ArraySlice<String>
+    /// The inputs, the next ones read ahead (a folder may hold thousands of files on disk).
+    private let paths: FileReadahead
     private let options: RecordInputOptions
     /// The pipeline's transform: a store input runs its types, zones and predicate as SQL.
     private let transform: RecordTransform
@@ -153,7 +154,7 @@ final class RecordSources {
     var output: RecordOutput?
 
     init(paths: [String], options: RecordInputOptions, transform: RecordTransform = RecordTransform()) {
-        self.paths = paths[...]
+        self.paths = FileReadahead(paths)
         self.options = options
         self.transform = transform
     }
@@ -163,7 +164,7 @@ final class RecordSources {
             pending = nil
             return input
         }
-        guard let path = paths.popFirst() else { return nil }
+        guard let path = paths.next() else { return nil }
         return try openInput(path, declared: options.format)
     }
 

@@ -168,9 +168,9 @@ struct Replay: ParsableCommand {
                 logWriter = writer
             }
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            var paths = try Replayer.expandHistory(histories)[...]
+            let paths = FileReadahead(try Replayer.expandHistory(histories))
             try replayer.apply(sources: {
-                guard let path = paths.popFirst() else { return nil }
+                guard let path = paths.next() else { return nil }
                 return try Compression.openInput(try InputFile(path: path))
             })
             let applied = clock.seconds

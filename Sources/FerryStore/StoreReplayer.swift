@@ -181,19 +181,19 @@ public final class StoreReplayer {
     ///
     /// - Parameter open: makes a file's source (decompressed), on the decoding thread.
     public func apply(files: [String], threads: Int? = nil, open: @escaping @Sendable (String) throws -> ByteSource) throws {
+        let readahead = FileReadahead(files)
         if let newStore {
             newStore.replayer.configuration.decodingThreads = threads
-            var rest = files[...]
             return try applyNew {
                 try newStore.replayer.apply(sources: {
-                    guard let file = rest.popFirst() else { return nil }
+                    guard let file = readahead.next() else { return nil }
                     return try open(file)
                 })
             }
         }
         let workers = max(1, min(threads ?? min(Processors.available, 4), files.count))
         guard workers > 1 else {
-            for file in files { try apply(try open(file)) }
+            while let file = readahead.next() { try apply(try open(file)) }
             return
         }
         guard !isDone, pipeline != nil else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
@@ -207,6 +207,7 @@ public final class StoreReplayer {
                 let encoder = StoreRowEncoder()
                 while let index = results.claim() {
                     do {
+                        readahead.opening(index)
                         let source = try open(files[index])
                         let changes = ChangeLogReader(source: source, configuration: reader)
                         var decoded: [ReplayChange] = []

@@ -1,4 +1,5 @@
 import Dispatch
+import FerryIO
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import FerryIO
 import FerryRecords
 
 /// Zones numbered as the decoding threads meet them, so that saved-record events carry a number
