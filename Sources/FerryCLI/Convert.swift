@@ -238,12 +238,17 @@ struct Convert: ParsableCommand {
 
     private func report(_ stats: RunStatistics, outputIsStdout: Bool) {
         if json {
-            let text = stats.json + "\n"
-            if outputIsStdout { StandardError.write(text) } else { print(text, terminator: "") }
+            writeSummary(stats.json, outputIsStdout: outputIsStdout)
         } else if !quiet {
             StandardError.write("ferry: " + stats.line + "\n")
         }
     }
+}
+
+/// Prints a command's `--json` summary line: on stdout, or on stderr when the command's output
+/// goes to stdout (`-`), so that the output stays what it is.
+func writeSummary(_ json: String, outputIsStdout: Bool) {
+    if outputIsStdout { StandardError.write(json + "\n") } else { print(json) }
 }
 
 /// Expands folders into the files they hold (sorted by name).

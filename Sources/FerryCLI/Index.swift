@@ -74,8 +74,6 @@ struct Index: ParsableCommand {
             .object(["name": .string(index.name), "recordType": .string(index.recordType), "fieldName": .string(index.fieldName),
                      "kind": .string(index.kind), "expression": .string(index.expression)])
         }
-        var out = JSONOutput(capacity: 256)
-        out.appendValue(.array(values))
-        return String(decoding: out.bytes, as: UTF8.self)
+        return render(.array(values))
     }
 }

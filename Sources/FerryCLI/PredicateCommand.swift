@@ -116,14 +116,14 @@ extension PredicateCommand {
         @Flag(help: "Print the result as JSON on stdout.")
         var json = false
 
-        @Flag(help: "Print nothing; only the exit code tells (0 accepted, 1 rejected).")
+        @Flag(help: "Print nothing, not even with --json or --batch; only the exit code tells (0 accepted, 1 rejected).")
         var quiet = false
 
         @OptionGroup var input: PredicateInput
 
         func validate() throws {
             if !batch && predicate == nil { throw ValidationError("expected a PREDICATE") }
-            if batch, let schema = cloudKitSchema.schema { try checkInputsExist([predicate ?? "-", schema]) }
+            try checkInputsExist((batch ? [predicate ?? "-"] : []) + (cloudKitSchema.schema.map { [$0] } ?? []))
         }
 
         func run() throws {
@@ -139,15 +139,16 @@ extension PredicateCommand {
                     var result = check(trimmed, arguments: arguments, schema: parsedSchema)
                     if result["ok"] != .bool(true) { failures += 1 }
                     result.members.insert(.init(key: "line", value: .number(JSONNumber(Int64(index + 1)))), at: 0)
-                    print(render(.object(result)))
+                    if !quiet { print(render(.object(result))) }
                 }
                 if failures > 0 { throw CommandFailure(message: "", exitCode: 1) }
                 return
             }
             let result = check(predicate!, arguments: arguments, schema: parsedSchema)
-            if json {
+            if quiet {
+            } else if json {
                 print(render(.object(result)))
-            } else if !quiet, let canonical = result["canonical"]?.stringValue {
+            } else if let canonical = result["canonical"]?.stringValue {
                 print(canonical)
             }
             if result["ok"] != .bool(true) { throw CommandFailure(message: "", exitCode: 1) }

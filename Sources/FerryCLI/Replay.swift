@@ -349,8 +349,7 @@ struct Replay: ParsableCommand {
             if let last = state.tokens.lastCheckpoint { object.append(key: "lastToken", value: .string(last.syncToken)) }
             var text = JSONOutput()
             text.appendValue(.object(object))
-            let line = String(decoding: text.bytes, as: UTF8.self) + "\n"
-            if out == "-" { StandardError.write(line) } else { print(line, terminator: "") }
+            writeSummary(String(decoding: text.bytes, as: UTF8.self), outputIsStdout: out == "-")
             return
         }
         guard !quiet else { return }

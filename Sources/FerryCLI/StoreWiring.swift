@@ -44,8 +44,7 @@ func exportChanges(from path: String, since text: String, to output: String, gzi
             if json {
                 let object: JSONObject = ["events": .number(JSONNumber(Int64(writer.eventCount))), "since": .string(text),
                                           "token": .string(end.description)]
-                let line = render(.object(object)) + "\n"
-                if output == "-" { StandardError.write(line) } else { print(line, terminator: "") }
+                writeSummary(render(.object(object)), outputIsStdout: output == "-")
             } else if !quiet {
                 StandardError.write("ferry: \(writer.eventCount) events after \(text); the store's token is now \(end)\n")
             }

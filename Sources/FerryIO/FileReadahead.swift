@@ -65,7 +65,9 @@ public final class FileReadahead: @unchecked Sendable {
     /// into the page cache, without waiting. Best effort: anything that fails is left to the read.
     static func startReading(_ path: String) {
         #if os(Linux)
-        guard path != "-" else { return }
+        // Checked before opening: opening a FIFO or a device has effects (a FIFO's writer is let
+        // go, then finds no reader; some devices rewind or hang up when closed).
+        guard path != "-", Syscall.isRegularFile(path) == true else { return }
         let fd = Syscall.open(path, flags: O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return }
         var info = stat()

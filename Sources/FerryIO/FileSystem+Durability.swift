@@ -19,15 +19,16 @@ extension FileSystem {
         if fsync(fd) != 0 { throw FerryIOError(.write, path: path, errno: Syscall.errno, detail: "fsync failed") }
     }
 
-    /// Starts writing the file's changed pages to the device without waiting for them (Linux:
-    /// `sync_file_range`; elsewhere nothing). Called as a large file is written, it spreads the
-    /// device's work over the writing, so that the final ``sync(_:)`` waits for little. Best
-    /// effort: errors are ignored (the final sync reports them).
-    public static func startWriteback(_ path: String) {
-        let fd = Syscall.open(path, flags: O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
+    /// Starts writing the changed pages of the file open as `fd` to the device without waiting
+    /// for them (Linux: `sync_file_range`; elsewhere nothing). Called as a large file is written,
+    /// it spreads the device's work over the writing, so that the final ``sync(_:)`` waits for
+    /// little. Best effort: errors are ignored (the final sync reports them).
+    ///
+    /// Takes a descriptor, not a path: closing any descriptor of a file drops the POSIX locks the
+    /// process holds on it (SQLite's among them), so the caller keeps one open for as long as
+    /// the file is written.
+    public static func startWriteback(fd: Int32) {
         _ = CFerrySystem_startWriteback(fd)
-        _ = Syscall.close(fd)
     }
 
     /// Flushes the directory holding `path` (so a rename or link in it survives a power loss).

@@ -166,10 +166,10 @@ final class NewStoreReplay {
         return seq
     }
 
-    /// Waits for the journal's writing (abandoning).
     /// Called on the writing thread with the bytes of each chunk of live records inserted.
     var onRowsWritten: ((Int) -> Void)?
 
+    /// Waits for the journal's writing (abandoning).
     func drain() {
         pipeline.drain()
     }

@@ -18,6 +18,9 @@ final class StagedStore {
     private var isDone = false
     /// Bytes of records handed to SQLite since the device was last asked to write the file.
     private var unwritten = 0
+    /// The temporary, open for ``noteWritten(_:)`` (Linux) until SQLite's connection is gone:
+    /// closing a descriptor of the file earlier would drop SQLite's locks on it.
+    private var writebackFD: Int32 = -1
 
     /// Prepares a temporary name beside `target` and removes the stale temporaries of dead
     /// Ferry processes there.
@@ -39,16 +42,26 @@ final class StagedStore {
     /// what SQLite has written to the file so far (``FileSystem/startWriteback(_:)``), so that
     /// ``publish()`` does not wait for the whole file (a 1 GB store took 0.35 s to sync at the end).
     func noteWritten(_ bytes: Int) {
+        #if os(Linux)
         unwritten += bytes
-        guard unwritten >= 64 << 20 else { return }
+        guard unwritten >= 64 << 20, !isDone else { return }
         unwritten = 0
-        FileSystem.startWriteback(temporaryPath)
+        if writebackFD < 0 { writebackFD = Syscall.open(temporaryPath, flags: O_RDONLY | O_CLOEXEC) }
+        if writebackFD >= 0 { FileSystem.startWriteback(fd: writebackFD) }
+        #endif
+    }
+
+    /// Closes the descriptor ``noteWritten(_:)`` keeps (SQLite's connection is closed by then).
+    private func closeWriteback() {
+        if writebackFD >= 0 { _ = Syscall.close(writebackFD) }
+        writebackFD = -1
     }
 
     /// Syncs the temporary, links it to the target's name and removes the temporary name. Fails
     /// without touching the target when the target exists by then. Every connection to the
     /// temporary must be closed before.
     func publish() throws {
+        closeWriteback()
         do {
             try FileSystem.sync(temporaryPath)
             do {
@@ -75,6 +88,7 @@ final class StagedStore {
     /// Removes the temporary and its side files.
     func abandon() {
         isDone = true
+        closeWriteback()
         for suffix in ["", "-journal", "-wal", "-shm"] {
             try? FileSystem.remove(temporaryPath + suffix)
             TemporaryFiles.shared.unregister(temporaryPath + suffix)
