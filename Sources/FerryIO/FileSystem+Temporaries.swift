@@ -84,15 +84,13 @@ extension FileSystem {
 /// The folders this process has already swept for stale temporaries.
 private final class SweptFolders: @unchecked Sendable {
     static let shared = SweptFolders()
-    private var lock = pthread_mutex_t()
+    private let lock = Lock()
     private var folders: Set<String> = []
 
-    private init() { pthread_mutex_init(&lock, nil) }
+    private init() {}
 
     /// Adds `folder`; whether it was new.
     func insert(_ folder: String) -> Bool {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        return folders.insert(folder).inserted
+        lock.withLock { folders.insert(folder).inserted }
     }
 }

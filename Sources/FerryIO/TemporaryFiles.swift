@@ -22,13 +22,12 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// The process-wide registry.
     public static let shared = TemporaryFiles()
 
-    private var lock = pthread_mutex_t()
+    private let lock = Lock()
     // Fixed-size table of C strings so the signal handler never allocates.
     private static let capacity = 64
     private let table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
     private init() {
-        pthread_mutex_init(&lock, nil)
         table = .allocate(capacity: Self.capacity)
         table.initialize(repeating: nil, count: Self.capacity)
     }
@@ -63,22 +62,22 @@ public final class TemporaryFiles: @unchecked Sendable {
 
     /// Adds a file to remove if the process is interrupted (a store built beside its target).
     package func register(_ path: String) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        for i in 0..<Self.capacity where table[i] == nil {
-            table[i] = strdup(path)
-            return
+        lock.withLock {
+            for i in 0..<Self.capacity where table[i] == nil {
+                table[i] = strdup(path)
+                return
+            }
         }
     }
 
     /// Forgets a file registered with ``register(_:)`` (it was renamed into place or removed).
     package func unregister(_ path: String) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        for i in 0..<Self.capacity {
-            if let entry = table[i], String(cString: entry) == path {
-                free(entry)
-                table[i] = nil
+        lock.withLock {
+            for i in 0..<Self.capacity {
+                if let entry = table[i], String(cString: entry) == path {
+                    free(entry)
+                    table[i] = nil
+                }
             }
         }
     }
