@@ -52,7 +52,8 @@ struct Inspect: ParsableCommand {
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
-            for path in try expandInputs(inputs) {
+            let paths = FileReadahead(try expandInputs(inputs))
+            while let path = paths.next() {
                 switch StoreFile.kind(at: path) {
                 case .store:
                     // A store describes itself too: its tables are summed up, its records not read.

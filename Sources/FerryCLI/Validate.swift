@@ -62,7 +62,8 @@ struct Validate: ParsableCommand {
         var results: [JSONValue] = []
         var invalid = 0
         var total = 0
-        for path in files {
+        let paths = FileReadahead(files)
+        while let path = paths.next() {
             var entry = JSONObject()
             entry.append(key: "path", value: .string(path))
             do {
