@@ -14,7 +14,7 @@ import Darwin
 /// a folder of 10,000 responses on disk (not in the page cache) then reads at a fifth of what the
 /// device gives. Asking for the next files first keeps many requests in flight: the bytes are
 /// in the page cache when a decoder opens the file. Nothing is held in this process's memory;
-/// for files already cached, each ask costs an `open`, an `fadvise` and a `close`.
+/// for files already cached, each ask costs a `stat`, an `open`, an `fadvise` and a `close`.
 public final class FileReadahead: @unchecked Sendable {
     /// The paths, in the order they are read.
     public let paths: [String]
@@ -70,10 +70,7 @@ public final class FileReadahead: @unchecked Sendable {
         guard path != "-", Syscall.isRegularFile(path) == true else { return }
         let fd = Syscall.open(path, flags: O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return }
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
-            _ = posix_fadvise(fd, 0, off_t(bytesPerFile), POSIX_FADV_WILLNEED)
-        }
+        _ = posix_fadvise(fd, 0, off_t(bytesPerFile), POSIX_FADV_WILLNEED)
         _ = Syscall.close(fd)
         #endif
     }

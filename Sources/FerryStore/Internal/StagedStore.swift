@@ -39,7 +39,7 @@ final class StagedStore {
     }
 
     /// Notes `bytes` more of records handed to SQLite; every 64 MiB, has the device start writing
-    /// what SQLite has written to the file so far (``FileSystem/startWriteback(_:)``), so that
+    /// what SQLite has written to the file so far (``FileSystem/startWriteback(fd:)``), so that
     /// ``publish()`` does not wait for the whole file (a 1 GB store took 0.35 s to sync at the end).
     func noteWritten(_ bytes: Int) {
         #if os(Linux)
