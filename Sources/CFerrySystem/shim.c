@@ -230,6 +230,71 @@ static long compressBlock(const unsigned char *block, unsigned long long keep, u
 }
 #endif
 
+#if defined(__x86_64__)
+// Whether the processor and the operating system support AVX-512 with VBMI2's byte compress:
+// CPUID leaf 7 for the instructions, XGETBV for the saved register state (opmask, and the upper
+// halves of ZMM0-15 and ZMM16-31, besides SSE and AVX).
+static int hasAVX512Compress(void) {
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE)) return 0;
+    unsigned int xcr0Low, xcr0High;
+    __asm__ volatile("xgetbv" : "=a"(xcr0Low), "=d"(xcr0High) : "c"(0));
+    if ((xcr0Low & 0xE6) != 0xE6) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    int avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1, vbmi2 = (c >> 6) & 1;
+    return avx512f && avx512bw && vbmi2;
+}
+// The same compaction with 64-byte registers: one compare per character class gives its bit
+// mask, carry-less multiplication by all ones gives the prefix XOR, and VBMI2's byte compress
+// packs the kept bytes, stored with a mask so nothing past them is written.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,pclmul")))
+static long compactJSON512(const unsigned char *in, long count, unsigned char *out) {
+    const __m512i quote = _mm512_set1_epi8('"'), backslash = _mm512_set1_epi8('\\');
+    const __m512i space = _mm512_set1_epi8(' '), lf = _mm512_set1_epi8('\n');
+    const __m512i cr = _mm512_set1_epi8('\r'), tab = _mm512_set1_epi8('\t');
+    const __m128i ones = _mm_set1_epi8((char)0xFF);
+    unsigned long long inString = 0, escapedCarry = 0;
+    long n = 0;
+    for (long start = 0; start < count; start += 64) {
+        long length = count - start < 64 ? count - start : 64;
+        __mmask64 valid = length == 64 ? ~0ULL : (1ULL << length) - 1;
+        __m512i bytes = _mm512_maskz_loadu_epi8(valid, in + start); // zeros past the end
+        unsigned long long quotes = _mm512_cmpeq_epi8_mask(bytes, quote);
+        unsigned long long backslashes = _mm512_cmpeq_epi8_mask(bytes, backslash);
+        unsigned long long white = _mm512_cmpeq_epi8_mask(bytes, space) | _mm512_cmpeq_epi8_mask(bytes, lf)
+            | _mm512_cmpeq_epi8_mask(bytes, cr) | _mm512_cmpeq_epi8_mask(bytes, tab);
+        unsigned long long escaped = escapedCarry;
+        escapedCarry = 0;
+        unsigned long long starts = backslashes & ~escaped;
+        while (starts) {
+            int at = __builtin_ctzll(starts);
+            if (at == 63) {
+                escapedCarry = 1;
+                starts = 0;
+            } else {
+                escaped |= 1ULL << (at + 1);
+                starts &= ~(1ULL << (at + 1));
+                starts &= starts - 1;
+            }
+        }
+        __m128i product = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)(quotes & ~escaped)), ones, 0);
+        unsigned long long inside = (unsigned long long)_mm_cvtsi128_si64(product) ^ inString;
+        inString = (unsigned long long)((long long)inside >> 63);
+        unsigned long long keep = ~(white & ~inside) & valid;
+        if (keep == ~0ULL) {
+            _mm512_storeu_si512((void *)(out + n), bytes);
+            n += 64;
+            continue;
+        }
+        int kept = __builtin_popcountll(keep);
+        __mmask64 store = kept == 64 ? ~0ULL : (1ULL << kept) - 1;
+        _mm512_mask_storeu_epi8(out + n, store, _mm512_maskz_compress_epi8(keep, bytes));
+        n += kept;
+    }
+    return n;
+}
+#endif
+
 long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char *out) {
 #if defined(__x86_64__)
     static int ssse3 = -1;
@@ -241,6 +306,9 @@ long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char
         __atomic_store_n(&ssse3, hasSSSE3(), __ATOMIC_RELAXED);
     }
     int shuffles = __atomic_load_n(&ssse3, __ATOMIC_RELAXED) > 0;
+    static int avx512 = -1;
+    if (avx512 < 0) __atomic_store_n(&avx512, hasAVX512Compress(), __ATOMIC_RELAXED);
+    if (__atomic_load_n(&avx512, __ATOMIC_RELAXED) > 0) return compactJSON512(in, count, out);
 #endif
     unsigned long long inString = 0;    // all ones while inside a string at a block's end
     unsigned long long escapedCarry = 0; // the next block's first byte is escaped
