@@ -295,20 +295,10 @@ static long compactJSON512(const unsigned char *in, long count, unsigned char *o
 }
 #endif
 
-long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char *out) {
-#if defined(__x86_64__)
-    static int ssse3 = -1;
-    if (ssse3 < 0) {
-        if (!__atomic_load_n(&compactShufflesReady, __ATOMIC_ACQUIRE)) {
-            prepareCompactShuffles(); // the same table from any thread that gets here first
-            __atomic_store_n(&compactShufflesReady, 1, __ATOMIC_RELEASE);
-        }
-        __atomic_store_n(&ssse3, hasSSSE3(), __ATOMIC_RELAXED);
-    }
-    int shuffles = __atomic_load_n(&ssse3, __ATOMIC_RELAXED) > 0;
-    static int avx512 = -1;
-    if (avx512 < 0) __atomic_store_n(&avx512, hasAVX512Compress(), __ATOMIC_RELAXED);
-    if (__atomic_load_n(&avx512, __ATOMIC_RELAXED) > 0) return compactJSON512(in, count, out);
+// The portable and SSSE3 compactions (`shuffles`: with SSSE3's byte shuffle).
+static long compactJSON128(const unsigned char *in, long count, unsigned char *out, int shuffles) {
+#if !defined(__x86_64__)
+    (void)shuffles;
 #endif
     unsigned long long inString = 0;    // all ones while inside a string at a block's end
     unsigned long long escapedCarry = 0; // the next block's first byte is escaped
@@ -361,4 +351,47 @@ long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char
         }
     }
     return n;
+}
+
+#if defined(__x86_64__)
+static void prepareCompaction(void) {
+    if (!__atomic_load_n(&compactShufflesReady, __ATOMIC_ACQUIRE)) {
+        prepareCompactShuffles(); // the same table from any thread that gets here first
+        __atomic_store_n(&compactShufflesReady, 1, __ATOMIC_RELEASE);
+    }
+}
+#endif
+
+int CFerrySystem_hasCompaction(int kind) {
+    switch (kind) {
+    case CFerrySystem_compactionPortable: return 1;
+#if defined(__x86_64__)
+    case CFerrySystem_compactionSSSE3: return hasSSSE3();
+    case CFerrySystem_compactionAVX512: return hasAVX512Compress();
+#endif
+    default: return 0;
+    }
+}
+
+long CFerrySystem_compactJSONWith(int kind, const unsigned char *in, long count, unsigned char *out) {
+#if defined(__x86_64__)
+    prepareCompaction();
+    if (kind == CFerrySystem_compactionAVX512) return compactJSON512(in, count, out);
+    return compactJSON128(in, count, out, kind == CFerrySystem_compactionSSSE3);
+#else
+    (void)kind;
+    return compactJSON128(in, count, out, 0);
+#endif
+}
+
+long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char *out) {
+    static int best = -1;
+    int kind = __atomic_load_n(&best, __ATOMIC_RELAXED);
+    if (kind < 0) {
+        kind = CFerrySystem_compactionPortable;
+        if (CFerrySystem_hasCompaction(CFerrySystem_compactionSSSE3)) kind = CFerrySystem_compactionSSSE3;
+        if (CFerrySystem_hasCompaction(CFerrySystem_compactionAVX512)) kind = CFerrySystem_compactionAVX512;
+        __atomic_store_n(&best, kind, __ATOMIC_RELAXED);
+    }
+    return CFerrySystem_compactJSONWith(kind, in, count, out);
 }

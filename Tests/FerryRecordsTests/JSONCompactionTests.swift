@@ -22,8 +22,39 @@ struct JSONCompactionTests {
         return out
     }
 
+    /// The implementations this processor runs (the portable one everywhere).
+    static let implementations = JSONCompaction.Implementation.allCases.filter(\.isAvailable)
+
+    /// `text` compacted by the fastest implementation, after checking every other one here
+    /// compacts it to the same bytes.
     static func compacted(_ text: [UInt8]) -> [UInt8] {
-        text.withUnsafeBytes { JSONCompaction.compacted($0) }
+        let fastest = text.withUnsafeBytes { JSONCompaction.compacted($0) }
+        for implementation in implementations {
+            let other = text.withUnsafeBytes { JSONCompaction.compacted($0, by: implementation) }
+            #expect(other == fastest, "\(implementation) compaction differs on \(String(decoding: text, as: UTF8.self))")
+        }
+        return fastest
+    }
+
+    @Test("The portable implementation runs everywhere; x86-64 has SSSE3")
+    func implementationsAvailable() {
+        #expect(Self.implementations.contains(.portable))
+        #if arch(x86_64)
+        #expect(Self.implementations.contains(.ssse3))
+        #endif
+    }
+
+    @Test("Random token sequences of every length up to five blocks compact as the byte walk does", arguments: 0..<8)
+    func randomTokens(seed: Int) {
+        var random = SeededRandom(seed: UInt64(seed) &+ 77)
+        let pieces = [" ", "\n", "\t", "\r", "    ", "{", "}", "[", "]", ",", ":", "1", "-2.5e3", "true", "null",
+                      #""""#, #""a b""#, #""\"""#, #""\\""#, #""x\\\" y""#, #""  ""#, #""\u0020 \n""#, "\"é \u{1F600}\""]
+        for _ in 0..<300 {
+            var text: [UInt8] = []
+            let length = Int(random.next() % 320)
+            while text.count < length { text += Array(pieces[Int(random.next() % UInt64(pieces.count))].utf8) }
+            #expect(Self.compacted(text) == Self.reference(text))
+        }
     }
 
     @Test("Pretty-printed records compact to exactly what a byte-by-byte walk keeps", arguments: [1, 2, 3, 4])

@@ -109,6 +109,20 @@ static inline long CFerrySystem_skipWhitespace(const unsigned char *bytes, long 
 /// written. `output` must have room for `count` bytes.
 long CFerrySystem_compactJSON(const unsigned char *input, long count, unsigned char *output);
 
+/// The implementations of ``CFerrySystem_compactJSON``, which picks the fastest this processor has.
+enum {
+    CFerrySystem_compactionPortable = 0,
+    /// SSE2 masks, SSSE3 byte shuffles (x86-64).
+    CFerrySystem_compactionSSSE3 = 1,
+    /// AVX-512 masks and VBMI2 byte compress (x86-64).
+    CFerrySystem_compactionAVX512 = 2,
+};
+/// Whether this processor (and its operating system) runs compaction `kind`.
+int CFerrySystem_hasCompaction(int kind);
+/// ``CFerrySystem_compactJSON`` with implementation `kind`, which must be one
+/// ``CFerrySystem_hasCompaction`` says runs here (for tests of each).
+long CFerrySystem_compactJSONWith(int kind, const unsigned char *input, long count, unsigned char *output);
+
 /// Whether any of the `count` bytes (at least 16) at `bytes` is a quote, a backslash or a control
 /// character, 16 at a time (the last block overlapping the one before). Returns -1 on processors
 /// without SSE2, where the caller checks the bytes itself.
