@@ -114,23 +114,37 @@ func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
     }
     let input = try ArchiveDetection.openInput(peekable)
     let format = try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared)
-    return OpenedInput(path: path, source: try wholeIfSmallGzipDocument(input.source, path: path, size: file.size, format: format),
-                       format: format)
+    let source = format == .ndjson ? try wholeIfSmallGzipDocument(input.source, path: path, size: file.size) : input.source
+    return OpenedInput(path: path, source: source, format: format)
 }
 
-/// The largest gzip file read whole by a worker (see ``wholeIfSmallGzipDocument(_:path:size:format:)``):
+/// The largest gzip file read whole by a worker (see ``wholeIfSmallGzipDocument(_:path:size:)``):
 /// a saved response page is a few dozen KiB gzipped.
 let largestWholeGzip = 1 << 20
 
 /// `source` (opened, nothing consumed), or, for a small gzip file holding a JSON document (a
-/// saved response), a ``GzipFile`` that the converter's workers read and inflate whole, so that
-/// a folder of `.json.gz` pages is inflated on every core.
-private func wholeIfSmallGzipDocument(_ source: any ByteSource, path: String, size: Int?, format: RecordFormat) throws -> any ByteSource {
-    guard format == .ndjson, path != "-", let size, size <= largestWholeGzip, let peekable = source as? PeekableSource,
-          peekable.wrapped is GzipSource else { return source }
+/// saved response), a ``GzipFile`` that the workers of `convert` and `replay` read and inflate
+/// whole, so that a folder of `.json.gz` pages is inflated on every core.
+func wholeIfSmallGzipDocument(_ source: any ByteSource, path: String, size: Int?) throws -> any ByteSource {
+    guard path != "-", let size, size <= largestWholeGzip else { return source }
+    let peekable: PeekableSource
+    if let opened = source as? PeekableSource, opened.wrapped is GzipSource {
+        peekable = opened
+    } else if let gzip = source as? GzipSource {
+        peekable = PeekableSource(gzip)
+    } else {
+        return source
+    }
     let head = try peekable.peek(4096)
-    guard head.withUnsafeBytes({ JSONFramer.opensDocument(head: $0) }) else { return source }
+    guard head.withUnsafeBytes({ JSONFramer.opensDocument(head: $0) }) else { return peekable }
     return GzipFile(path: path)
+}
+
+/// A history file as `replay` reads it: decompressed, and a small gzipped response handed to the
+/// decoding threads whole (``wholeIfSmallGzipDocument(_:path:size:)``).
+func openHistory(_ path: String) throws -> any ByteSource {
+    let file = try InputFile(path: path)
+    return try wholeIfSmallGzipDocument(try Compression.openInput(file), path: path, size: file.size)
 }
 
 /// The record sources of a list of inputs, in order, for a ``RecordPipeline``: consecutive

@@ -171,7 +171,7 @@ struct Replay: ParsableCommand {
             let paths = FileReadahead(try Replayer.expandHistory(histories))
             try replayer.apply(sources: {
                 guard let path = paths.next() else { return nil }
-                return try Compression.openInput(try InputFile(path: path))
+                return try openHistory(path)
             })
             let applied = clock.seconds
             if tokensOnly {
@@ -214,7 +214,7 @@ struct Replay: ParsableCommand {
                 database: database, cascade: cascade, transaction: transaction, busyTimeout: busyTimeout, reader: reader))
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
             try replayer.apply(files: try Replayer.expandHistory(histories), threads: threads) { path in
-                try Compression.openInput(try InputFile(path: path))
+                try openHistory(path)
             }
             try replayer.finish()
             progress.clear()

@@ -199,6 +199,89 @@ struct ResponseShapeTests {
         #expect(listing["shape"]?.stringValue == shape)
     }
 
+    /// Page `page` of a `changes/zone` history of one zone: records saved again on later pages,
+    /// some deleted.
+    static func changesPage(_ page: Int, records: Int = 40) -> String {
+        var entries: [String] = []
+        for i in 0..<records {
+            let name = "r\((i + page * 7) % 60)"
+            if (i + page) % 11 == 0 {
+                entries.append(#"{ "recordName" : "\#(name)", "deleted" : true }"#)
+            } else {
+                entries.append("""
+                    {
+                      "recordName" : "\(name)",
+                      "recordType" : "Note",
+                      "zoneID" : { "zoneName" : "Notes", "ownerRecordName" : "_defaultOwner" },
+                      "recordChangeTag" : "t\(page)-\(i)",
+                      "modified" : { "timestamp" : \(1_690_000_000_000 + page * 1000 + i), "userRecordName" : "_u" },
+                      "fields" : {
+                        "page" : { "value" : \(page), "type" : "INT64" },
+                        "text" : { "value" : "page \(page) entry \(i) \\"quoted\\" ✓", "type" : "STRING" }
+                      }
+                    }
+                    """)
+            }
+        }
+        return """
+        {
+          "zones" : [
+            {
+              "zoneID" : { "zoneName" : "Notes", "ownerRecordName" : "_defaultOwner" },
+              "syncToken" : "N\(page)",
+              "records" : [
+        \(entries.joined(separator: ",\n"))
+              ],
+              "moreComing" : \(page < 29)
+            }
+          ]
+        }
+        """
+    }
+
+    @Test("replay of a folder of gzipped responses gives the plain folder's state and tokens: the workers inflate each file whole")
+    func replayGzippedFolder() throws {
+        let directory = scratchDirectory()
+        let plain = directory + "/plain", gzipped = directory + "/gz"
+        try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: gzipped, withIntermediateDirectories: true)
+        for page in 0..<30 {
+            let name = String(format: "%03d.json", page), text = Self.changesPage(page)
+            try write(text, to: plain + "/" + name)
+            try Data(BoundedMemoryTests.gzip(Array(text.utf8))).write(to: URL(fileURLWithPath: gzipped + "/" + name + ".gz"))
+        }
+        func contents(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        let fromPlain = directory + "/plain.ndjson", fromGzip = directory + "/gz.ndjson"
+        let (plainStatus, _, plainErr) = try runBinary(["replay", plain, "--out", fromPlain, "--quiet"])
+        let (gzStatus, _, gzErr) = try runBinary(["replay", gzipped, "--out", fromGzip, "--quiet"])
+        #expect(plainStatus == 0 && gzStatus == 0, "\(plainErr)\n\(gzErr)")
+        #expect(try records(at: fromPlain).count > 30)
+        #expect(try contents(fromGzip) == contents(fromPlain))
+        #expect(try contents(fromGzip + ".tokens.json") == contents(fromPlain + ".tokens.json"))
+
+        // Into a new store, and exported again: the same records.
+        let store = directory + "/gz.sqlite", exported = directory + "/exported.ndjson"
+        let (intoStatus, _, intoErr) = try runBinary(["replay", gzipped, "--into", store, "--quiet"])
+        #expect(intoStatus == 0, "\(intoErr)")
+        #expect(try runBinary(["convert", store, exported, "--quiet"]).0 == 0)
+        #expect(try records(at: exported).map(\.recordName).sorted() == records(at: fromPlain).map(\.recordName).sorted())
+
+        // A corrupt file fails the run, named; nothing is written.
+        let truncated = BoundedMemoryTests.gzip(Array(Self.changesPage(30).utf8)).dropLast(12)
+        try Data(truncated).write(to: URL(fileURLWithPath: gzipped + "/100.json.gz"))
+        let failed = directory + "/failed.ndjson"
+        let (status, _, stderr) = try runBinary(["replay", gzipped, "--out", failed])
+        #expect(status == 1)
+        #expect(stderr.contains("100.json.gz"), "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: failed))
+
+        // A document read whole from a gzip stream is held to the line limit, as a stream's is.
+        let (limited, _, limitErr) = try runBinary(["replay", gzipped, "--out", directory + "/limited.ndjson", "--max-line-bytes", "100"])
+        #expect(limited == 1)
+        #expect(limitErr.contains("at most 100 bytes"), "\(limitErr)")
+        #expect(limitErr.contains("000.json.gz"), "\(limitErr)")
+    }
+
     @Test("replay reads the change shapes: records, deletions, zone errors and tokens")
     func replay() throws {
         let directory = scratchDirectory()

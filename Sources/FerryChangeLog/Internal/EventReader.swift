@@ -39,6 +39,8 @@ final class EventReader: RawEventSource {
         /// Lines in a line unit (blank ones too).
         var lineCount = 0
         var error: ChangeLogError?
+        /// Why a whole input could not be read (a ``Kind/whole`` unit, read by the worker).
+        var readFailure: (any Error)?
         /// Whether a page naming no zone took the zone given from before the unit.
         var usedGivenPageZone = false
         /// The zone of the unit's last page, if it had one.
@@ -94,13 +96,16 @@ final class EventReader: RawEventSource {
                                            maximumDocumentBytes: configuration.maximumDocumentBytes,
                                            maximumDepth: configuration.maximumDepth, mapsInput: mapsInput,
                                            minimumMappedSize: minimumMappedSize, minimumSplitSize: .max)
+        // Small gzipped responses (``WholeInput``) are inflated by the worker that decodes them.
+        framing.passesWholeInputs = threads > 0
         mainDecoder = decoder.forAnotherThread()
         if threads > 0 {
             let boxes = (0..<threads).map { _ in DecoderBox(decoder.forAnotherThread()) }
-            let maximumLineBytes = configuration.maximumLineBytes
+            let framing = framing
             workers = OrderedWorkers(threads: threads, jobsPerWorker: 4) { job, worker in
-                Self.decode(job, with: &boxes[worker].decoder, sourceName: job.unit.sourceName, maximumLineBytes: maximumLineBytes,
-                            givenPageZone: nil)
+                Self.read(job, framing: framing)
+                Self.decode(job, with: &boxes[worker].decoder, sourceName: job.unit.sourceName,
+                            maximumLineBytes: framing.maximumLineBytes, givenPageZone: nil)
             }
         } else {
             workers = nil
@@ -204,6 +209,8 @@ final class EventReader: RawEventSource {
             throw ChangeLogError(.tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes, found a longer one",
                                  source: unit.sourceName, line: collected.lines + 1, column: 1)
         }
+        if let failure = job.readFailure { throw failure }
+        if unit.wasReadWhole { finishedBytes += unit.bytes.count }
         if workers != nil && job.usedGivenPageZone && collected.pageZone != nil {
             job.events.reset()
             job.arena.reset()
@@ -224,6 +231,23 @@ final class EventReader: RawEventSource {
 
     // MARK: Decoding
 
+    /// Reads a ``InputUnit/Kind/whole`` unit's input (a small gzip file, inflated here), which
+    /// makes it a unit of documents, as the framer would have read it from a stream: up to
+    /// ``JSONFramer/Configuration/maximumStreamedDocumentBytes``.
+    static func read(_ job: Job, framing: JSONFramer.Configuration) {
+        guard job.unit.kind == .whole else { return }
+        let limit = framing.maximumStreamedDocumentBytes
+        do {
+            guard try job.unit.readWhole(limit: limit) else {
+                job.readFailure = JSONFramer.tooLargeDocument(limit: limit, isStream: true, configuration: framing,
+                                                              source: job.unit.sourceName)
+                return
+            }
+        } catch {
+            job.readFailure = error
+        }
+    }
+
     /// Decodes `job`'s unit into its events with `decoder`, stopping at the first bad line or
     /// document. Line units report lines counted within the unit; document units, within the input.
     static func decode(_ job: Job, with decoder: inout EventDecoder, sourceName: String, maximumLineBytes: Int,
@@ -241,6 +265,7 @@ final class EventReader: RawEventSource {
             job.usedGivenPageZone = decoder.usedGivenPageZone
             job.finalPageZone = decoder.ownPageZone
         }
+        guard job.readFailure == nil else { return }
         job.unit.withBytes { _ in
             let text = job.unit.content
             if job.unit.kind == .documents {
