@@ -45,6 +45,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // Linux only: whole small gzip files (saved responses) inflate with it; elsewhere zlib does.
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
@@ -74,7 +80,9 @@ let package = Package(
         // one ordered parallel pipeline.
         .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryInternals"]),
         // gzip streams, parallel deflate, archives.
-        .target(name: "FerryCompression", dependencies: ["FerryIO", "FerryInternals", "CZlib", "CFerrySystem"]),
+        .target(name: "FerryCompression", dependencies: [
+            "FerryIO", "FerryInternals", "CZlib", "CFerrySystem", .target(name: "CLibDeflate", condition: .when(platforms: [.linux])),
+        ]),
         // NSPredicate format strings: parse, print, compile, validate for CloudKit.
         .target(name: "FerryPredicate", dependencies: ["FerryRecords", "FerryInternals"]),
         // XML import and export over libxml2 (streaming, secure).
