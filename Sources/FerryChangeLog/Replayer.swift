@@ -130,8 +130,10 @@ public final class Replayer {
     private var keepsJSON = false
     /// The bytes of history each decoding thread takes at a time (tests make it small).
     var blockSize = 4 << 20
-    /// Histories smaller than this are read, not mapped (mapping a small file costs more).
-    var minimumMappedSize = 8 << 20
+    /// Histories smaller than this are read, not mapped. A saved response page (a few hundred
+    /// KiB) is mapped: its live records then keep pointing at it, pretty-printed, instead of being
+    /// compacted into fresh memory of the process as they are read.
+    var minimumMappedSize = 64 << 10
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -215,7 +217,8 @@ public final class Replayer {
         // the mapping (the page cache) instead of being copied into the state.
         let reader = EventReader(sources: nextSource, configuration: configuration.reader, decoder: decoder, threads: threads,
                                  mapsInput: threads > 0 && !configuration.tokensOnly, minimumMappedSize: minimumMappedSize,
-                                 mappingBudget: Self.maximumMappedSize - storage.mappedBytes, unitSize: blockSize)
+                                 mappingBudget: Self.maximumMappedSize - storage.mappedBytes,
+                                 mappedFileBudget: Self.maximumMappedFiles - storage.mappings.count, unitSize: blockSize)
         if threads > 0 {
             // The table slot a save will probe is loaded while earlier events are applied. (The
             // reader, and with it this closure, goes when this call returns.)
@@ -248,6 +251,11 @@ public final class Replayer {
     /// files are read, and their live records copied, so that the state does not point all over
     /// more history than the page cache can keep.
     static var maximumMappedSize: Int { SystemMemory.physical / 4 }
+
+    /// The most files read in place: a quarter of the memory areas a process may map
+    /// (`vm.max_map_count`, 65,530 by default), leaving the rest to the allocator, threads and
+    /// SQLite; later files are read and their live records copied.
+    static var maximumMappedFiles: Int { (SystemMemory.mapCountLimit ?? 65_530) / 4 }
 
     /// The files of a history: files as given, folders replaced by the regular files in them in
     /// name order (hidden files skipped).
@@ -459,6 +467,18 @@ public final class Replayer {
         storage.lastCheckpoint = checkpoint
     }
 
+    /// Where pretty-printed JSON that blobs point at is compacted for ``onChange``.
+    private var compactScratch: [UInt8] = []
+    /// The same, for the record a save replaces (a separate property: both are in use at once).
+    private var replacedScratch: [UInt8] = []
+
+    /// Calls `body` with the compact JSON of `blob`, or `nil` without one.
+    private func withCompactJSON<R>(of blob: RecordBlob?, scratch: inout [UInt8],
+                                    _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard let blob else { return try body(nil) }
+        return try blob.withCompactJSON(scratch: &scratch) { try body($0) }
+    }
+
     /// Stores a blob the state's allocator owns.
     private func save(_ blob: RecordBlob, zone: Int) throws {
         if storage.zones[zone].isDeleted {
@@ -480,13 +500,17 @@ public final class Replayer {
         }
         if let onChange {
             defer { if let replaced { storage.allocator.release(replaced) } }
-            let json = blob.json
-            var unchanged = false
-            if let old = replaced?.json, old.count == json.count {
-                unchanged = json.count == 0 || memcmp(old.baseAddress!, json.baseAddress!, json.count) == 0
+            // Compact JSON for the caller, whatever the blobs point at.
+            let stamp = try blob.withCompactJSON(scratch: &compactScratch) { json in
+                try withCompactJSON(of: replaced, scratch: &replacedScratch) { old in
+                    var unchanged = false
+                    if let old, old.count == json.count {
+                        unchanged = json.count == 0 || memcmp(old.baseAddress!, json.baseAddress!, json.count) == 0
+                    }
+                    return try onChange(.saved(zone: zone, zoneID: storage.zones[zone].zoneID, name: blob.name, tag: blob.tag, json: json,
+                                               replaced: old.map { (json: $0, tag: replaced!.tag) }, unchanged: unchanged))
+                }
             }
-            let stamp = try onChange(.saved(zone: zone, zoneID: storage.zones[zone].zoneID, name: blob.name, tag: blob.tag, json: json,
-                                            replaced: replaced.map { (json: $0.json, tag: $0.tag) }, unchanged: unchanged))
             blob.stamp = stamp ?? replaced?.stamp ?? 0
         } else if let replaced {
             storage.allocator.release(replaced)
@@ -502,7 +526,9 @@ public final class Replayer {
         if configuration.cascade { unindex(blob, of: key) }
         if let onChange {
             defer { storage.allocator.release(blob) }
-            _ = try onChange(.deleted(zone: zone, zoneID: storage.zones[zone].zoneID, name: blob.name, json: blob.json, recordType: recordType))
+            _ = try blob.withCompactJSON(scratch: &compactScratch) { json in
+                try onChange(.deleted(zone: zone, zoneID: storage.zones[zone].zoneID, name: blob.name, json: json, recordType: recordType))
+            }
         } else {
             storage.allocator.release(blob)
         }
@@ -520,8 +546,10 @@ public final class Replayer {
                 unindex(gone, of: dependent)
                 if let onChange {
                     defer { storage.allocator.release(gone) }
-                    _ = try onChange(.deleted(zone: dependent.zone, zoneID: storage.zones[dependent.zone].zoneID, name: gone.name,
-                                              json: gone.json, recordType: nil))
+                    _ = try gone.withCompactJSON(scratch: &compactScratch) { json in
+                        try onChange(.deleted(zone: dependent.zone, zoneID: storage.zones[dependent.zone].zoneID, name: gone.name,
+                                              json: json, recordType: nil))
+                    }
                 } else {
                     storage.allocator.release(gone)
                 }

@@ -26,10 +26,11 @@ public final class MappedFile: @unchecked Sendable {
     /// Where the file is looked up again (`/dev/fd/0` for standard input), and what it was.
     private let path: String
     private let identity: Syscall.FileIdentity
-    /// The file's first and last bytes (up to ``edgeSize`` each) when it was mapped: a file that
-    /// grew still has them if it was only appended to.
-    private let head: [UInt8]
-    private let tail: [UInt8]
+    /// How many of the file's first and last bytes (up to ``edgeSize`` each) were taken when it
+    /// was mapped, and their fingerprint: a file that grew still has them if it was only appended
+    /// to. (A fingerprint, not a copy: replay keeps thousands of small files mapped.)
+    private let edge: Int
+    private let ends: UInt64
     private static let edgeSize = 4096
 
     private init(name: String, path: String, identity: Syscall.FileIdentity, bytes: UnsafeRawBufferPointer) {
@@ -37,9 +38,28 @@ public final class MappedFile: @unchecked Sendable {
         self.path = path
         self.identity = identity
         self.bytes = bytes
-        let edge = min(Self.edgeSize, bytes.count)
-        head = Array(bytes[..<edge])
-        tail = Array(bytes[(bytes.count - edge)...])
+        edge = min(Self.edgeSize, bytes.count)
+        ends = Self.fingerprint(UnsafeRawBufferPointer(rebasing: bytes[..<edge]),
+                                UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - edge)...]))
+    }
+
+    /// A 64-bit fingerprint of two byte ranges (eight bytes at a time, multiplied and folded).
+    private static func fingerprint(_ head: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(head.count)
+        for part in [head, tail] {
+            var i = 0
+            while i + 8 <= part.count {
+                h = (h ^ part.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+                h ^= h >> 31
+                i += 8
+            }
+            while i < part.count {
+                h = (h ^ UInt64(part[i])) &* 0x94D0_49BB_1331_11EB
+                i += 1
+            }
+            h ^= h >> 29
+        }
+        return h
     }
 
     deinit {
@@ -78,7 +98,7 @@ public final class MappedFile: @unchecked Sendable {
         } else if now.size == identity.size {
             found = "its modification time changed from \(identity.modifiedSeconds).\(identity.modifiedNanoseconds) "
                 + "to \(now.modifiedSeconds).\(now.modifiedNanoseconds) s"
-        } else if let ends = readEnds(), ends.head == head, ends.tail == tail {
+        } else if let now = readEnds(), now == ends {
             return // appended to
         } else {
             found = "it is \(now.size) bytes, was \(identity.size), and its first or last 4 KiB as mapped changed"
@@ -87,9 +107,9 @@ public final class MappedFile: @unchecked Sendable {
                            + "nothing made from it was kept")
     }
 
-    /// The bytes now at the places ``head`` and ``tail`` were read from, read from the file
-    /// (not through the mapping); `nil` when it cannot be read.
-    private func readEnds() -> (head: [UInt8], tail: [UInt8])? {
+    /// The fingerprint of the bytes now at the places the ends were read from, read from the
+    /// file (not through the mapping); `nil` when they cannot be read.
+    private func readEnds() -> UInt64? {
         let fd = Syscall.open(path, flags: O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { _ = Syscall.close(fd) }
@@ -98,8 +118,8 @@ public final class MappedFile: @unchecked Sendable {
             let n = result.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
             return n == count ? result : nil
         }
-        guard let first = read(head.count, at: 0), let last = read(tail.count, at: bytes.count - tail.count) else { return nil }
-        return (first, last)
+        guard let first = read(edge, at: 0), let last = read(edge, at: bytes.count - edge) else { return nil }
+        return first.withUnsafeBytes { head in last.withUnsafeBytes { tail in Self.fingerprint(head, tail) } }
     }
 }
 
@@ -146,5 +166,23 @@ public enum SystemMemory {
     public static let physical: Int = {
         let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
         return pages > 0 && size > 0 ? pages * size : 0
+    }()
+
+    /// How many memory areas a process may map (Linux's `vm.max_map_count`, 65,530 by default):
+    /// each mapped file is one. `nil` when the system does not say.
+    public static let mapCountLimit: Int? = {
+        #if os(Linux)
+        let fd = open("/proc/sys/vm/max_map_count", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        let digits = buffer[..<n].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard let count = Int(String(decoding: digits, as: UTF8.self)), count > 0 else { return nil }
+        return count
+        #else
+        return nil
+        #endif
     }()
 }

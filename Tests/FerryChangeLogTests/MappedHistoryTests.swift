@@ -216,20 +216,68 @@ struct MappedHistoryTests {
         }
     }
 
-    @Test("Pretty-printed responses in a mapped file are read whole, as from memory")
-    func prettyPrinted() throws {
-        let pretty = """
+    /// Pretty-printed `records/changes` pages as CloudKit answers: records saved again on a later
+    /// page, one naming no zone, strings with spaces, escapes and non-ASCII text.
+    private static func prettyPages(_ names: [String], page: Int) -> String {
+        let records = names.enumerated().map { index, name in
+            let zone = name.hasPrefix("nozone") ? "" : "\"zoneID\" : \(chats),\n      "
+            return """
+                {
+                  "recordName" : "\(name)",
+                  "recordType" : "Item",
+                  \(zone)"recordChangeTag" : "p\(page)-\(index)",
+                  "fields" : {
+                    "text" : { "value" : "page \(page) \\"\(name)\\"  é\\n ✓", "type" : "STRING" },
+                    "tags" : { "value" : [ "a b", "c" ], "type" : "STRING_LIST" },
+                    "count" : { "value" : \(page * 10 + index), "type" : "INT64" }
+                  }
+                }
+            """
+        }
+        return """
         {
           "records" : [
-            { "recordName" : "a", "recordType" : "Item", "zoneID" : \(chats) }
+        \(records.joined(separator: ",\n"))
           ],
-          "syncToken" : "P1"
+          "syncToken" : "P\(page)"
         }
+
         """
-        let file = try HistoryFile(Array(pretty.utf8))
-        let replayer = try replayFile(file.path)
-        #expect(replayer.state.recordCount == 1)
-        #expect(replayer.tokens.zones.first?.syncToken == "P1")
-        #expect(replayer.state.storage.mappings.isEmpty)
+    }
+
+    /// The state written as NDJSON.
+    private static func written(_ state: ReplayState) throws -> [UInt8] {
+        let out = TestScratch.directory() + "/state.ndjson"
+        try state.write(to: NDJSONWriter(sink: try OutputFile(path: out)))
+        return Array(try Data(contentsOf: URL(fileURLWithPath: out)))
+    }
+
+    @Test("Pretty-printed responses in a mapped file keep pointing at it, and are written compact, as from memory")
+    func prettyPrinted() throws {
+        let text = Self.prettyPages(["a", "b", "nozone1"], page: 1) + Self.prettyPages(["b", "c", "nozone2"], page: 2)
+        let file = try HistoryFile(Array(text.utf8))
+        for threads in [2, 1] {
+            let mapped = try replayFile(file.path, .init(decodingThreads: threads))
+            let read = try replay(Array(text.utf8), .init(decodingThreads: threads))
+            #expect(mapped.state.recordCount == 5)
+            #expect(mapped.tokens.zones.first?.syncToken == "P2")
+            #expect(!mapped.state.storage.mappings.isEmpty)
+            #expect(pointsIntoMapping(mapped.state), "records keep pointing at the pretty-printed text")
+            #expect(try contents(mapped.state) == contents(read.state))
+            let lines = try Self.written(mapped.state)
+            #expect(lines == (try Self.written(read.state)))
+            #expect(!lines.contains(UInt8(ascii: "\r")) && !String(decoding: lines, as: UTF8.self).contains(": "), "compact lines")
+
+            // On from the mapped state, with more pretty pages: the records it keeps are copied
+            // into the new state, still pointing, and written compact.
+            let more = try HistoryFile(Array(Self.prettyPages(["a", "d"], page: 3).utf8))
+            let next = Replayer(configuration: .init(decodingThreads: threads), base: mapped.state)
+            next.minimumMappedSize = 0
+            try next.apply(try InputFile(path: more.path))
+            try next.finish()
+            let fromMemory = try replay(Array(Self.prettyPages(["a", "d"], page: 3).utf8), .init(decodingThreads: threads), base: read.state)
+            #expect(try Self.written(next.state) == Self.written(fromMemory.state))
+            #expect(try Self.written(mapped.state) == lines, "the base state is as it was")
+        }
     }
 }

@@ -68,6 +68,8 @@ final class EventReader: RawEventSource {
     private var finishedBytes = 0
     /// The bytes the mappings taken so far may still add up to.
     private var mappingBudget: Int
+    /// The files that may still be mapped (each mapping is one of the process's limited areas).
+    private var mappedFileBudget: Int
     /// The job whose events are being handed out.
     private var current: Job?
     /// Per input, as jobs come back in order: lines before the job and the zone of the last page.
@@ -79,19 +81,20 @@ final class EventReader: RawEventSource {
     /// How far ahead ``upcoming`` looks: enough events to cover a memory access's latency.
     static let lookahead = 8
     /// Called before the events of a unit are handed out, with the mapping its bytes lie in when
-    /// its saved records may keep pointing at it (lines of a mapped input), else `nil`: their
-    /// blobs are then copied when applied.
+    /// its saved records may keep pointing at it (lines or documents of a mapped input), else
+    /// `nil`: their blobs are then copied when applied.
     var onUnit: ((MappedFile?) -> Void)?
 
     /// A reader of the inputs `nextSource` opens, one after another, until it returns `nil`.
-    /// Inputs of at least `minimumMappedSize` bytes, up to `mappingBudget` bytes in all, are read
-    /// in place.
+    /// Inputs of at least `minimumMappedSize` bytes, up to `mappingBudget` bytes and
+    /// `mappedFileBudget` files in all, are read in place.
     init(sources nextSource: @escaping () throws -> (any ByteSource)?, configuration: ChangeLogReader.Configuration,
          decoder: EventDecoder, threads: Int, mapsInput: Bool = true, minimumMappedSize: Int = 8 << 20,
-         mappingBudget: Int = .max, unitSize: Int = 4 << 20) {
+         mappingBudget: Int = .max, mappedFileBudget: Int = .max, unitSize: Int = 4 << 20) {
         self.nextSource = nextSource
         self.configuration = configuration
         self.mappingBudget = mapsInput ? mappingBudget : 0
+        self.mappedFileBudget = mappedFileBudget
         framing = JSONFramer.Configuration(chunkSize: unitSize, maximumLineBytes: configuration.maximumLineBytes,
                                            maximumDocumentBytes: configuration.maximumDocumentBytes,
                                            maximumDepth: configuration.maximumDepth, mapsInput: mapsInput,
@@ -142,9 +145,8 @@ final class EventReader: RawEventSource {
             }
             guard let job = try nextJob() else { return nil }
             try collect(job)
-            // Records of documents are copied when applied (mostly compacted anyway): only lines
-            // keep pointing at a mapping.
-            onUnit?(job.unit.kind == .lines ? job.unit.mapping : nil)
+            // Records of a mapped input keep pointing at it.
+            onUnit?(job.unit.mapping)
             current = job
         }
     }
@@ -172,13 +174,16 @@ final class EventReader: RawEventSource {
                     return nil
                 }
                 var framing = self.framing
-                if let size = source.sizeHint, size > mappingBudget { framing.mapsInput = false }
+                if let size = source.sizeHint, size > mappingBudget || mappedFileBudget <= 0 { framing.mapsInput = false }
                 framer = JSONFramer(source: source, configuration: framing, sourceIndex: sourceCount)
                 sourceCount += 1
             }
             guard let current = framer, let piece = try current.next() else {
                 finishedBytes += framer?.bytesRead ?? 0
-                if let mapping = framer?.mapping { mappingBudget -= mapping.bytes.count }
+                if let mapping = framer?.mapping {
+                    mappingBudget -= mapping.bytes.count
+                    mappedFileBudget -= 1
+                }
                 framer = nil
                 continue
             }
@@ -259,9 +264,13 @@ final class EventReader: RawEventSource {
         }
         decoder.scanner.arena = job.arena
         decoder.scanner.referencesText = true // the unit outlives its events
+        // Records of a mapped input may keep pointing at it, pretty-printed or not (see `onUnit`):
+        // compacted when written, not when read.
+        decoder.scanner.pointsAtWhitespace = job.unit.mapping != nil
         defer {
             decoder.scanner.arena = nil
             decoder.scanner.referencesText = false
+            decoder.scanner.pointsAtWhitespace = false
             job.usedGivenPageZone = decoder.usedGivenPageZone
             job.finalPageZone = decoder.ownPageZone
         }

@@ -9,7 +9,8 @@ import Darwin
 #endif
 
 /// One live record in one `malloc`ed block: what replay compares and looks up, then the record's
-/// compact JSON.
+/// compact JSON — or the address of its JSON in a mapped input, which may be pretty-printed
+/// (flag 8: compacted when it is written or copied, see ``appendCompactJSON(to:)``).
 ///
 /// Layout (native byte order, unaligned):
 ///
@@ -19,7 +20,7 @@ import Darwin
 /// | 4 | 4 | record name length (UTF-8, unescaped) |
 /// | 8 | 4 | encoded references length |
 /// | 12 | 2 | change tag length |
-/// | 14 | 1 | flags: 1 has a change tag, 2 has a modification time, 4 the JSON lies elsewhere |
+/// | 14 | 1 | flags: 1 has a change tag, 2 has a modification time, 4 the JSON lies elsewhere, 8 and has whitespace between tokens |
 /// | 15 | 1 | size class in a ``BlobAllocator`` (0: `malloc`ed or in an arena) |
 /// | 16 | 8 | `modified.timestamp` |
 /// | 24 | 8 | hash of the record name (``RecordBlob/hash(of:)``) |
@@ -70,15 +71,18 @@ struct RecordBlob {
 
     /// A new blob. `json` is copied without its whitespace between tokens when `compacting`; a
     /// `zonePrefix` (`"zoneID":{…}`) is inserted as the record's first member. With
-    /// `referencingJSON` (and nothing to change in it), the blob only points at `json`, which must
-    /// then outlive it: for blobs in transit, copied (``BlobAllocator/copy(_:)``) to be kept.
+    /// `referencingJSON` (and nothing to insert), the blob only points at `json`, which must then
+    /// outlive it: for blobs in transit, copied (``BlobAllocator/copy(_:)``) to be kept. It points
+    /// at JSON that needs compacting only when `pointingAtWhitespace` too (the text is a mapping
+    /// the state keeps): the JSON is then compacted whenever it is written or copied.
     static func make(name: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer?, modified: Int64?,
                      references: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer, compacting: Bool,
                      zonePrefix: UnsafeRawBufferPointer? = nil, in arena: BlobArena? = nil,
-                     referencingJSON: Bool = false) -> RecordBlob {
+                     referencingJSON: Bool = false, pointingAtWhitespace: Bool = false) -> RecordBlob {
         let tagCount = tag?.count ?? 0
         let prefixCount = zonePrefix.map { $0.count + 1 } ?? 0
-        let external = referencingJSON && !compacting && zonePrefix == nil
+        let external = referencingJSON && (!compacting || pointingAtWhitespace) && zonePrefix == nil
+        let whitespace = external && compacting
         let capacity = headerSize + name.count + tagCount + references.count + (external ? 8 : json.count + prefixCount)
         let raw = arena?.allocate(capacity) ?? malloc(capacity)!
         var offset = headerSize
@@ -112,7 +116,8 @@ struct RecordBlob {
         raw.storeBytes(of: UInt32(name.count), toByteOffset: 4, as: UInt32.self)
         raw.storeBytes(of: UInt32(references.count), toByteOffset: 8, as: UInt32.self)
         raw.storeBytes(of: UInt16(tagCount), toByteOffset: 12, as: UInt16.self)
-        raw.storeBytes(of: (tag != nil ? 1 : 0) | (modified != nil ? 2 : 0) | (external ? 4 : 0) as UInt8, toByteOffset: 14, as: UInt8.self)
+        raw.storeBytes(of: (tag != nil ? 1 : 0) | (modified != nil ? 2 : 0) | (external ? 4 : 0) | (whitespace ? 8 : 0) as UInt8,
+                       toByteOffset: 14, as: UInt8.self)
         raw.storeBytes(of: 0 as UInt8, toByteOffset: sizeClassOffset, as: UInt8.self)
         raw.storeBytes(of: modified ?? 0, toByteOffset: 16, as: Int64.self)
         raw.storeBytes(of: hash(of: name), toByteOffset: 24, as: Int.self)
@@ -162,7 +167,8 @@ struct RecordBlob {
         UnsafeRawBufferPointer(start: raw + Self.headerSize + u32(4) + tagCount, count: u32(8))
     }
 
-    /// The record's compact JSON.
+    /// The record's JSON: compact, unless ``hasWhitespace`` (then see ``appendCompactJSON(to:)``
+    /// and ``withCompactJSON(_:)``).
     @inline(__always) var json: UnsafeRawBufferPointer {
         let at = Self.headerSize + u32(4) + tagCount + u32(8)
         if flags & 4 != 0 {
@@ -174,15 +180,42 @@ struct RecordBlob {
     /// The bytes before the JSON: header, name, change tag, references.
     @inline(__always) var prefixSize: Int { Self.headerSize + u32(4) + tagCount + u32(8) }
 
-    /// Writes the blob, its JSON in place, to `destination` (room for ``size`` bytes).
+    /// Writes the blob, its JSON in place (compacted when it ``hasWhitespace``), to `destination`
+    /// (room for ``size`` bytes).
     @inline(__always)
     func copyContiguous(to destination: UnsafeMutableRawPointer, sizeClass: UInt8) {
         let prefix = prefixSize
         destination.copyMemory(from: raw, byteCount: prefix)
         let json = json
-        if json.count > 0 { (destination + prefix).copyMemory(from: json.baseAddress!, byteCount: json.count) }
-        destination.storeBytes(of: flags & ~4, toByteOffset: 14, as: UInt8.self)
+        if hasWhitespace {
+            let count = JSONCompaction.compact(json, into: destination + prefix)
+            destination.storeBytes(of: UInt32(count), toByteOffset: 0, as: UInt32.self)
+        } else if json.count > 0 {
+            (destination + prefix).copyMemory(from: json.baseAddress!, byteCount: json.count)
+        }
+        destination.storeBytes(of: flags & ~12, toByteOffset: 14, as: UInt8.self)
         destination.storeBytes(of: sizeClass, toByteOffset: Self.sizeClassOffset, as: UInt8.self)
+    }
+
+    /// Whether ``json`` is pretty-printed text the blob points at (flag 8), not compact JSON.
+    @inline(__always) var hasWhitespace: Bool { flags & 8 != 0 }
+
+    /// Appends the record's compact JSON to `out`.
+    @inline(__always)
+    func appendCompactJSON(to out: inout JSONOutput) {
+        if hasWhitespace { out.appendCompacting(json) } else { out.append(json) }
+    }
+
+    /// Calls `body` with the record's compact JSON: ``json`` itself, or a compacted copy in
+    /// `scratch`.
+    func withCompactJSON<R>(scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard hasWhitespace else { return try body(json) }
+        let json = json
+        if scratch.count < json.count { scratch = [UInt8](repeating: 0, count: max(json.count, 2 * scratch.count)) }
+        return try scratch.withUnsafeMutableBytes { buffer in
+            let count = JSONCompaction.compact(json, into: buffer.baseAddress!)
+            return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<count]))
+        }
     }
 
     /// Whether the blob holds its JSON's address, not the JSON (flag 4).

@@ -97,7 +97,7 @@ enum RecordGather {
                     CFerrySystem_prefetch(json.baseAddress! + min(64, json.count))
                     CFerrySystem_prefetch(json.baseAddress! + min(128, json.count))
                 }
-                output.append(blobs[k].json)
+                blobs[k].appendCompactJSON(to: &output)
                 output.append(0x0A)
             }
         }

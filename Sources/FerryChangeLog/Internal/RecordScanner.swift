@@ -31,6 +31,9 @@ struct RecordScanner {
     /// Whether blobs may point at the JSON they were read from instead of copying it: only when
     /// that text outlives them (blocks of history, whose blobs are copied when applied).
     var referencesText = false
+    /// Whether blobs may point at pretty-printed JSON too, to be compacted when written: only when
+    /// the text is a mapping the state keeps (``referencesText`` as well).
+    var pointsAtWhitespace = false
     /// Deepest nesting accepted.
     var maximumDepth = 512
 
@@ -106,7 +109,7 @@ struct RecordScanner {
                     zonePrefix.withUnsafeBytes { prefix in
                         RecordBlob.make(name: nameBytes!, tag: tagBytes, modified: summary.modified, references: references, json: json,
                                         compacting: summary.hasWhitespace, zonePrefix: insert == nil ? nil : prefix, in: arena,
-                                        referencingJSON: referencesText)
+                                        referencingJSON: referencesText, pointingAtWhitespace: pointsAtWhitespace)
                     }
                 }
             }

@@ -76,6 +76,12 @@ public struct JSONOutput: ~Copyable {
         length += bytes.count
     }
 
+    /// Appends `text`, JSON, without its whitespace between tokens (``JSONCompaction``).
+    package mutating func appendCompacting(_ text: UnsafeRawBufferPointer) {
+        reserve(text.count)
+        length += JSONCompaction.compact(text, into: UnsafeMutableRawPointer(storage + length))
+    }
+
     /// Appends a decimal integer: two digits at a time, from the end, into place.
     @inlinable
     public mutating func appendInteger(_ value: Int64) {
