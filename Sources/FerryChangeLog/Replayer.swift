@@ -133,7 +133,7 @@ public final class Replayer {
     /// Histories smaller than this are read, not mapped. A saved response page (a few hundred
     /// KiB) is mapped: its live records then keep pointing at it, pretty-printed, instead of being
     /// compacted into fresh memory of the process as they are read.
-    var minimumMappedSize = 64 << 10
+    package var minimumMappedSize = 64 << 10
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.

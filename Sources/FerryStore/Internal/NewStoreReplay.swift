@@ -44,6 +44,11 @@ final class NewStoreReplay {
                                                  maximumListedAnomalies: configuration.maximumListedAnomalies,
                                                  reader: configuration.reader))
         replayer.onChange = { [unowned self] change in try self.journal(change) }
+        // Saved response pages are read, their records compacted as they come, rather than
+        // mapped and compacted at the end: the end transcodes every live record into the store
+        // on its own, faster from compact JSON (measured: mapped, 1.5 GB more resident and no
+        // faster on the 2M-event benchmark history).
+        replayer.minimumMappedSize = 8 << 20
     }
 
     /// Runs `work` with the mutator once the journal written so far is, and takes its numbering.
