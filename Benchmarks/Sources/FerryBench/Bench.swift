@@ -194,12 +194,17 @@ import Darwin
         print("  " + line)
     }
 
-    /// Prints and keeps the peak RSS of `a` against `b` (the largest of each tool's runs).
+    /// Prints and keeps the peak RSS of `a` against `b` (the largest of each tool's runs), and
+    /// their peak anonymous memory where it was sampled.
     static func memory(_ task: String, _ a: String, over b: String) {
         guard let x = results.first(where: { $0.task == task && $0.tool == a }),
               let y = results.first(where: { $0.task == task && $0.tool == b }), y.peakRSSMiB > 0 else { return }
-        let line = "peak RSS [\(task)]: \(a) \(format(x.peakRSSMiB, 0)) MiB is \(format(x.peakRSSMiB / y.peakRSSMiB * 100, 1)) % of "
+        var line = "peak RSS [\(task)]: \(a) \(format(x.peakRSSMiB, 0)) MiB is \(format(x.peakRSSMiB / y.peakRSSMiB * 100, 1)) % of "
             + "\(b)'s \(format(y.peakRSSMiB, 0)) MiB"
+        if x.peakAnonMiB > 0, y.peakAnonMiB > 0 {
+            line += "; anonymous \(format(x.peakAnonMiB, 0)) MiB is \(format(x.peakAnonMiB / y.peakAnonMiB * 100, 1)) % of "
+                + "\(format(y.peakAnonMiB, 0)) MiB"
+        }
         ratios.append(line)
         print("  " + line)
     }

@@ -4,12 +4,17 @@ import Glibc
 import Darwin
 #endif
 
-/// Spawns a command and measures wall time and peak RSS (wait4's ru_maxrss).
+/// Spawns a command and measures wall time, peak RSS (wait4's ru_maxrss) and, on Linux, peak
+/// anonymous memory: the `RssAnon` of the command's process tree, sampled every 20 ms. RSS
+/// counts the pages of files a process maps (Ferry's replay keeps saved responses mapped: clean
+/// page cache, shared and reclaimable); anonymous memory is what only the process holds.
 enum Runner {
     struct Result {
         var status: Int32
         var seconds: Double
         var peakRSSKiB: Int
+        /// The largest sampled sum of `RssAnon` over the process tree (0 where not sampled).
+        var peakAnonKiB = 0
         /// CPU time in user space and in the kernel (writes to the page cache land here).
         var userSeconds = 0.0
         var systemSeconds = 0.0
@@ -33,12 +38,39 @@ enum Runner {
         guard rc == 0 else { return Result(status: 127, seconds: 0, peakRSSKiB: 0) }
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        var peakAnon = 0
+        while true {
+            let done = wait4(pid, &status, WNOHANG, &usage)
+            if done == pid || (done < 0 && errno != EINTR) { break }
+            peakAnon = max(peakAnon, anonymousKiB(tree: pid))
+            var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+            nanosleep(&pause, nil)
+        }
         let seconds = now() - start
         let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         func cpu(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return Result(status: exited, seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss),
+        return Result(status: exited, seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss), peakAnonKiB: peakAnon,
                       userSeconds: cpu(usage.ru_utime), systemSeconds: cpu(usage.ru_stime))
+    }
+
+    /// The `RssAnon` of `pid` and its descendants, in KiB (0 where `/proc` does not say).
+    static func anonymousKiB(tree pid: pid_t) -> Int {
+        #if os(Linux)
+        var total = 0
+        var pending = [pid]
+        while let next = pending.popLast() {
+            if let status = readText("/proc/\(next)/status", keepingNewlines: true),
+               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }) {
+                total += Int(line.split(separator: " ").dropFirst().first(where: { !$0.isEmpty }) ?? "") ?? 0
+            }
+            if let children = readText("/proc/\(next)/task/\(next)/children") {
+                pending += children.split(separator: " ").compactMap { pid_t($0) }
+            }
+        }
+        return total
+        #else
+        return 0
+        #endif
     }
 
     static func now() -> Double {
@@ -71,12 +103,15 @@ struct Measurement {
 
     var peakRSSMiB: Double { Double(samples.map(\.peakRSSKiB).max() ?? 0) / 1024 }
 
+    /// The largest sampled anonymous memory of any run (0 where not sampled).
+    var peakAnonMiB: Double { Double(samples.map(\.peakAnonKiB).max() ?? 0) / 1024 }
+
     var megabytesPerSecond: Double { Double(bytes) / 1e6 / medianSeconds }
 
     var unitsPerSecond: String { units > 0 ? format(Double(units) / medianSeconds, 0) : "—" }
 
     var line: String {
-        "  \(tool): median \(format(medianSeconds, 2)) s of \(samples.count) (\(samples.map { format($0.seconds, 2) }.joined(separator: ", "))), \(format(megabytesPerSecond, 1)) MB/s, \(unitsPerSecond) units/s, peak RSS \(format(peakRSSMiB, 1)) MiB; CPU median user \(format(median(samples.map(\.userSeconds)), 2)) s, system \(format(median(samples.map(\.systemSeconds)), 2)) s"
+        "  \(tool): median \(format(medianSeconds, 2)) s of \(samples.count) (\(samples.map { format($0.seconds, 2) }.joined(separator: ", "))), \(format(megabytesPerSecond, 1)) MB/s, \(unitsPerSecond) units/s, peak RSS \(format(peakRSSMiB, 1)) MiB, anonymous \(format(peakAnonMiB, 1)) MiB; CPU median user \(format(median(samples.map(\.userSeconds)), 2)) s, system \(format(median(samples.map(\.systemSeconds)), 2)) s"
     }
 
     static let markdownHeader = "| task | tool | median s | MB/s | units/s | peak RSS MiB |\n|---|---|---:|---:|---:|---:|"
