@@ -231,12 +231,14 @@ static long compressBlock(const unsigned char *block, unsigned long long keep, u
 #endif
 
 #if defined(__x86_64__)
-// Whether the processor and the operating system support AVX-512 with VBMI2's byte compress:
-// CPUID leaf 7 for the instructions, XGETBV for the saved register state (opmask, and the upper
-// halves of ZMM0-15 and ZMM16-31, besides SSE and AVX).
+// Whether the processor and the operating system support AVX-512 with VBMI2's byte compress (and
+// the carry-less multiplication the prefix XOR uses): CPUID leaves 1 and 7 for the instructions,
+// XGETBV for the saved register state (opmask, and the upper halves of ZMM0-15 and ZMM16-31,
+// besides SSE and AVX). macOS enables that state only on a thread's first AVX-512 instruction,
+// so there the SSSE3 path runs.
 static int hasAVX512Compress(void) {
     unsigned int a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE)) return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_PCLMUL)) return 0;
     unsigned int xcr0Low, xcr0High;
     __asm__ volatile("xgetbv" : "=a"(xcr0Low), "=d"(xcr0High) : "c"(0));
     if ((xcr0Low & 0xE6) != 0xE6) return 0;

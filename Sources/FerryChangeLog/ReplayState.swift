@@ -59,7 +59,8 @@ final class ReplayStorage {
 /// Records are held as compact JSON — as the history gave them, whitespace removed — with their
 /// name, change tag, modification time and references beside them, so memory is proportional to
 /// the live records, not to the history. Records replayed from a mapped history file keep their
-/// JSON in the mapping, which the state keeps (see ``Replayer/apply(_:)``). Records and zones are
+/// JSON in the mapping, which the state keeps (see ``Replayer/apply(_:)``): as the file holds it,
+/// pretty-printed for a saved response, compacted when the state is written. Records and zones are
 /// identified by the bytes of their names (`"é"` and `"e\u{301}"` are two records), zones by
 /// name and owner.
 ///
@@ -161,7 +162,9 @@ public struct ReplayState {
     }
 
     /// A live record as a store writing the state takes it: its zone's index (as ``AppliedChange``
-    /// gives it), its compact JSON (valid while the state lives) and the stamp its last save got.
+    /// gives it), its JSON (valid while the state lives; compact, or pretty-printed as a mapped
+    /// response holds it unless ``Replayer/pointsAtPrettyPrintedJSON`` was off) and the stamp its
+    /// last save got.
     package struct LiveRecord {
         package var zone: Int
         package var json: UnsafeRawBufferPointer
@@ -266,7 +269,7 @@ public struct ReplayState {
         }
     }
 
-    /// Decodes a record held as compact JSON.
+    /// Decodes a record's JSON (compact, or pretty-printed in a mapping).
     static func decode(_ json: UnsafeRawBufferPointer) throws(RecordFormatError) -> Record {
         try RecordJSON.decodeRecord(json)
     }

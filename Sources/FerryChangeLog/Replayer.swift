@@ -134,6 +134,10 @@ public final class Replayer {
     /// KiB) is mapped: its live records then keep pointing at it, pretty-printed, instead of being
     /// compacted into fresh memory of the process as they are read.
     package var minimumMappedSize = 64 << 10
+    /// Whether live records of a mapped response may keep pointing at their pretty-printed JSON
+    /// (compacted when the state is written) rather than be compacted into the state as they are
+    /// read.
+    package var pointsAtPrettyPrintedJSON = true
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -218,7 +222,8 @@ public final class Replayer {
         let reader = EventReader(sources: nextSource, configuration: configuration.reader, decoder: decoder, threads: threads,
                                  mapsInput: threads > 0 && !configuration.tokensOnly, minimumMappedSize: minimumMappedSize,
                                  mappingBudget: Self.maximumMappedSize - storage.mappedBytes,
-                                 mappedFileBudget: Self.maximumMappedFiles - storage.mappings.count, unitSize: blockSize)
+                                 mappedFileBudget: Self.maximumMappedFiles - storage.mappings.count,
+                                 pointsAtWhitespace: pointsAtPrettyPrintedJSON, unitSize: blockSize)
         if threads > 0 {
             // The table slot a save will probe is loaded while earlier events are applied. (The
             // reader, and with it this closure, goes when this call returns.)

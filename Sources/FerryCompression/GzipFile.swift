@@ -1,5 +1,5 @@
 import FerryIO
-#if canImport(CLibDeflate)
+#if os(Linux) && canImport(CLibDeflate)
 import CLibDeflate
 #endif
 
@@ -10,9 +10,11 @@ import CLibDeflate
 ///
 /// On Linux a whole read inflates with libdeflate, about twice as fast as zlib on saved
 /// responses; a file it does not decode cleanly (a bad or truncated member, trailing bytes, a
-/// limit reached) is read again through ``GzipSource``, whose error says what and where. The
-/// ratio limit is then applied to the whole file (output at most ``GzipSource/Configuration/maximumRatio``
-/// times its compressed size, or the grace bytes) rather than as the bytes come.
+/// header CRC, which libdeflate does not check, the output or ratio limit reached) is read again
+/// through ``GzipSource``, whose error says what and where. Past the caller's limit the answer is
+/// `nil` at once. The ratio limit applies to the whole file (output at most
+/// ``GzipSource/Configuration/maximumRatio`` times its compressed size, or the grace bytes)
+/// rather than as the bytes come.
 package final class GzipFile: WholeInput, @unchecked Sendable {
     package let path: String
     private let configuration: GzipSource.Configuration
@@ -37,7 +39,7 @@ package final class GzipFile: WholeInput, @unchecked Sendable {
     }
 
     package func readWhole(limit: Int) throws -> (storage: UnsafeMutableRawBufferPointer, count: Int)? {
-        #if canImport(CLibDeflate)
+        #if os(Linux) && canImport(CLibDeflate)
         switch try inflateWhole(limit: limit) {
         case .read(let storage, let count): return (storage, count)
         case .tooLong: return nil
@@ -50,7 +52,7 @@ package final class GzipFile: WholeInput, @unchecked Sendable {
     /// Compressed files larger than this are streamed (a saved response is far smaller).
     static let largestWholeCompressed = 64 << 20
 
-    #if canImport(CLibDeflate)
+    #if os(Linux) && canImport(CLibDeflate)
     enum WholeRead {
         case read(UnsafeMutableRawBufferPointer, Int)
         /// More than the limit the caller gave.
@@ -92,6 +94,12 @@ package final class GzipFile: WholeInput, @unchecked Sendable {
         defer { libdeflate_free_decompressor(decompressor) }
         var consumed = 0, produced = 0
         while consumed < size {
+            // libdeflate skips a header CRC (FHCRC) without checking it: such members go to the
+            // stream, which checks it.
+            guard size - consumed < 4 || compressed[consumed + 3] & 0x02 == 0 else {
+                output.deallocate()
+                return .notClean
+            }
             var memberIn = 0, memberOut = 0
             let result = libdeflate_gzip_decompress_ex(decompressor, compressed.baseAddress! + consumed, size - consumed,
                                                        output.baseAddress! + produced, capacity - produced, &memberIn, &memberOut)

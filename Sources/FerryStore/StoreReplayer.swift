@@ -208,8 +208,8 @@ public final class StoreReplayer {
                 while let index = results.claim() {
                     do {
                         readahead.opening(index)
-                        let source = try open(files[index])
-                        let changes = ChangeLogReader(source: source, configuration: reader)
+                        let changes = ChangeLogReader(source: try Self.readWholeIfAsked(try open(files[index]), reader: reader),
+                                                      configuration: reader)
                         var decoded: [ReplayChange] = []
                         while let event = try changes.next() {
                             decoded.append(ReplayChange(event, encoder: encoder, cascade: cascade, defaultZone: reader.defaultZone))
@@ -235,6 +235,16 @@ public final class StoreReplayer {
             eventCount += changes.count
             if before >> 16 != eventCount >> 16 { onProgress?(self) }
         }
+    }
+
+    /// `source`, or for an input a worker may read whole (a small gzipped response, see
+    /// ``WholeInput``), its content read whole here, on the decoding thread, as a stream would
+    /// hold it: up to the line limit (past it, the stream is read and refuses it).
+    private static func readWholeIfAsked(_ source: any ByteSource, reader: ChangeLogReader.Configuration) throws -> any ByteSource {
+        guard let whole = source as? any WholeInput,
+              let (storage, count) = try whole.readWhole(limit: min(reader.maximumLineBytes, reader.maximumDocumentBytes)) else { return source }
+        defer { storage.deallocate() }
+        return MemorySource(Array(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[..<count])), name: whole.name)
     }
 
     /// Replays one event.

@@ -266,6 +266,17 @@ struct ResponseShapeTests {
         #expect(try runBinary(["convert", store, exported, "--quiet"]).0 == 0)
         #expect(try records(at: exported).map(\.recordName).sorted() == records(at: fromPlain).map(\.recordName).sorted())
 
+        // Into an existing store (its first pages from the plain folder), the rest from the gzipped
+        // folder, read by the workers: the same records again.
+        let half = directory + "/half", existing = directory + "/existing.sqlite", exportedExisting = directory + "/existing.ndjson"
+        try FileManager.default.createDirectory(atPath: half, withIntermediateDirectories: true)
+        for page in 0..<15 { try write(Self.changesPage(page), to: half + String(format: "/%03d.json", page)) }
+        #expect(try runBinary(["replay", half, "--into", existing, "--quiet"]).0 == 0)
+        let (existingStatus, _, existingErr) = try runBinary(["replay", gzipped, "--into", existing, "--quiet"])
+        #expect(existingStatus == 0, "\(existingErr)")
+        #expect(try runBinary(["convert", existing, exportedExisting, "--quiet"]).0 == 0)
+        #expect(try records(at: exportedExisting).map(\.recordName).sorted() == records(at: fromPlain).map(\.recordName).sorted())
+
         // A corrupt file fails the run, named; nothing is written.
         let truncated = BoundedMemoryTests.gzip(Array(Self.changesPage(30).utf8)).dropLast(12)
         try Data(truncated).write(to: URL(fileURLWithPath: gzipped + "/100.json.gz"))
@@ -280,6 +291,12 @@ struct ResponseShapeTests {
         #expect(limited == 1)
         #expect(limitErr.contains("at most 100 bytes"), "\(limitErr)")
         #expect(limitErr.contains("000.json.gz"), "\(limitErr)")
+        // So is a replay into a store, whose workers read each file whole.
+        let (storeLimited, _, storeLimitErr) = try runBinary(["replay", gzipped, "--into", directory + "/limited.sqlite",
+                                                              "--max-line-bytes", "100"])
+        #expect(storeLimited == 1)
+        #expect(storeLimitErr.contains("at most 100 bytes"), "\(storeLimitErr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/limited.sqlite"))
     }
 
     @Test("replay reads the change shapes: records, deletions, zone errors and tokens")

@@ -269,7 +269,7 @@ struct MappedHistoryTests {
             #expect(!lines.contains(UInt8(ascii: "\r")) && !String(decoding: lines, as: UTF8.self).contains(": "), "compact lines")
 
             // On from the mapped state, with more pretty pages: the records it keeps are copied
-            // into the new state, still pointing, and written compact.
+            // into the new state (compacted) and written compact.
             let more = try HistoryFile(Array(Self.prettyPages(["a", "d"], page: 3).utf8))
             let next = Replayer(configuration: .init(decodingThreads: threads), base: mapped.state)
             next.minimumMappedSize = 0

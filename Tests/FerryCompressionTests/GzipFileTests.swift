@@ -45,7 +45,7 @@ struct GzipFileTests {
         #expect(try Gzip.decompress(stream) == text)
     }
 
-    #if canImport(CLibDeflate)
+    #if os(Linux) && canImport(CLibDeflate)
     @Test("On Linux libdeflate reads clean files; damaged ones are left to the stream")
     func libdeflateReads() throws {
         let path = TestScratch.directory() + "/file.gz"
@@ -88,6 +88,23 @@ struct GzipFileTests {
         #expect(Self.code(Self.readWhole(length)) == .lengthMismatch)
         #expect(Self.code(Self.readWhole(stream + Array("garbage".utf8))) == Gzip.decompressionError(stream + Array("garbage".utf8))?.code)
         #expect(Self.code(Self.readWhole(stream + Array("garbage".utf8))) == .trailingGarbage)
+    }
+
+    @Test("A header CRC is checked: a wrong one is the stream's bad header, a right one reads")
+    func headerCRC() throws {
+        let text = TestData.text(count: 20_000, seed: 12)
+        let plain = try Gzip.compress(text)
+        // The same member with FHCRC set: the CRC-32 of the 10 header bytes, low 16 bits, after them.
+        var header = Array(plain[..<10])
+        header[3] |= 0x02
+        let crc = referenceCRC32(header)
+        let good = header + [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF)] + plain[10...]
+        #expect(Self.content(Self.readWhole(good)) == text)
+        #expect(try Gzip.decompress(good) == text)
+        var bad = good
+        bad[10] ^= 0xFF
+        #expect(Self.code(Self.readWhole(bad)) == .badHeader)
+        #expect(Self.code(Self.readWhole(plain + bad)) == .badHeader, "in a later member too")
     }
 
     @Test("The caller's limit: exactly the limit reads, one byte over gives nil")

@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -36,24 +37,21 @@ enum Runner {
         let start = now()
         let rc = posix_spawnp(&pid, arguments[0], &fileActions, nil, argv, environ)
         guard rc == 0 else { return Result(status: 127, seconds: 0, peakRSSKiB: 0) }
+        // The command's anonymous memory is sampled on another thread, so that its exit is
+        // noticed here at once (a polling wait would add up to a sampling period to its time).
+        let sampler = AnonymousMemorySampler(pid: pid)
         var status: Int32 = 0
         var usage = rusage()
-        var peakAnon = 0
-        while true {
-            let done = wait4(pid, &status, WNOHANG, &usage)
-            if done == pid || (done < 0 && errno != EINTR) { break }
-            peakAnon = max(peakAnon, anonymousKiB(tree: pid))
-            var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
-            nanosleep(&pause, nil)
-        }
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = now() - start
         let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         func cpu(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return Result(status: exited, seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss), peakAnonKiB: peakAnon,
+        return Result(status: exited, seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss), peakAnonKiB: sampler.stop(),
                       userSeconds: cpu(usage.ru_utime), systemSeconds: cpu(usage.ru_stime))
     }
 
-    /// The `RssAnon` of `pid` and its descendants, in KiB (0 where `/proc` does not say).
+    /// The `RssAnon` of `pid` and its descendants (the children of each of its threads), in KiB
+    /// (0 where `/proc` does not say).
     static func anonymousKiB(tree pid: pid_t) -> Int {
         #if os(Linux)
         var total = 0
@@ -61,11 +59,15 @@ enum Runner {
         while let next = pending.popLast() {
             if let status = readText("/proc/\(next)/status", keepingNewlines: true),
                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }) {
-                total += Int(line.split(separator: " ").dropFirst().first(where: { !$0.isEmpty }) ?? "") ?? 0
+                total += Int(String(line.dropFirst("RssAnon:".count).drop { $0 == " " || $0 == "\t" }.prefix { $0.isNumber })) ?? 0
             }
-            if let children = readText("/proc/\(next)/task/\(next)/children") {
+            guard let tasks = opendir("/proc/\(next)/task") else { continue }
+            while let entry = readdir(tasks) {
+                let task = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                guard task.first?.isNumber == true, let children = readText("/proc/\(next)/task/\(task)/children") else { continue }
                 pending += children.split(separator: " ").compactMap { pid_t($0) }
             }
+            closedir(tasks)
         }
         return total
         #else
@@ -235,5 +237,31 @@ struct ProcessInfoLite {
     subscript(name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         return String(cString: value)
+    }
+}
+
+/// Samples a process tree's anonymous memory every 20 ms on a thread of its own until stopped.
+///
+/// `@unchecked Sendable`: `peak` is written by the sampling thread only until `stopped` is
+/// signalled, and read after `finished` is.
+private final class AnonymousMemorySampler: @unchecked Sendable {
+    private var peak = 0
+    private let stopped = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(pid: pid_t) {
+        DispatchQueue.global().async { [self] in
+            repeat {
+                peak = max(peak, Runner.anonymousKiB(tree: pid))
+            } while stopped.wait(timeout: .now() + .milliseconds(20)) == .timedOut
+            finished.signal()
+        }
+    }
+
+    /// Stops sampling and returns the largest sample, in KiB.
+    func stop() -> Int {
+        stopped.signal()
+        finished.wait()
+        return peak
     }
 }

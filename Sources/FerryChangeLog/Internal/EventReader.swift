@@ -70,6 +70,9 @@ final class EventReader: RawEventSource {
     private var mappingBudget: Int
     /// The files that may still be mapped (each mapping is one of the process's limited areas).
     private var mappedFileBudget: Int
+    /// Whether records of a mapped input may point at pretty-printed JSON there (else they are
+    /// compacted into their blobs as they are read).
+    private let pointsAtWhitespace: Bool
     /// The job whose events are being handed out.
     private var current: Job?
     /// Per input, as jobs come back in order: lines before the job and the zone of the last page.
@@ -90,11 +93,12 @@ final class EventReader: RawEventSource {
     /// `mappedFileBudget` files in all, are read in place.
     init(sources nextSource: @escaping () throws -> (any ByteSource)?, configuration: ChangeLogReader.Configuration,
          decoder: EventDecoder, threads: Int, mapsInput: Bool = true, minimumMappedSize: Int = 8 << 20,
-         mappingBudget: Int = .max, mappedFileBudget: Int = .max, unitSize: Int = 4 << 20) {
+         mappingBudget: Int = .max, mappedFileBudget: Int = .max, pointsAtWhitespace: Bool = true, unitSize: Int = 4 << 20) {
         self.nextSource = nextSource
         self.configuration = configuration
         self.mappingBudget = mapsInput ? mappingBudget : 0
         self.mappedFileBudget = mappedFileBudget
+        self.pointsAtWhitespace = pointsAtWhitespace
         framing = JSONFramer.Configuration(chunkSize: unitSize, maximumLineBytes: configuration.maximumLineBytes,
                                            maximumDocumentBytes: configuration.maximumDocumentBytes,
                                            maximumDepth: configuration.maximumDepth, mapsInput: mapsInput,
@@ -108,7 +112,7 @@ final class EventReader: RawEventSource {
             workers = OrderedWorkers(threads: threads, jobsPerWorker: 4) { job, worker in
                 Self.read(job, framing: framing)
                 Self.decode(job, with: &boxes[worker].decoder, sourceName: job.unit.sourceName,
-                            maximumLineBytes: framing.maximumLineBytes, givenPageZone: nil)
+                            maximumLineBytes: framing.maximumLineBytes, givenPageZone: nil, pointsAtWhitespace: pointsAtWhitespace)
             }
         } else {
             workers = nil
@@ -221,7 +225,7 @@ final class EventReader: RawEventSource {
             job.arena.reset()
             job.error = nil
             Self.decode(job, with: &mainDecoder, sourceName: unit.sourceName, maximumLineBytes: configuration.maximumLineBytes,
-                        givenPageZone: collected.pageZone)
+                        givenPageZone: collected.pageZone, pointsAtWhitespace: pointsAtWhitespace)
         }
         if var error = job.error {
             if unit.kind == .lines {
@@ -256,7 +260,7 @@ final class EventReader: RawEventSource {
     /// Decodes `job`'s unit into its events with `decoder`, stopping at the first bad line or
     /// document. Line units report lines counted within the unit; document units, within the input.
     static func decode(_ job: Job, with decoder: inout EventDecoder, sourceName: String, maximumLineBytes: Int,
-                       givenPageZone: ZoneID?, sequential: Bool = false) {
+                       givenPageZone: ZoneID?, pointsAtWhitespace: Bool = false, sequential: Bool = false) {
         if sequential && job.unit.offset > 0 {
             decoder.continueBlock() // on with the input's zone of the latest page
         } else {
@@ -266,7 +270,7 @@ final class EventReader: RawEventSource {
         decoder.scanner.referencesText = true // the unit outlives its events
         // Records of a mapped input may keep pointing at it, pretty-printed or not (see `onUnit`):
         // compacted when written, not when read.
-        decoder.scanner.pointsAtWhitespace = job.unit.mapping != nil
+        decoder.scanner.pointsAtWhitespace = pointsAtWhitespace && job.unit.mapping != nil
         defer {
             decoder.scanner.arena = nil
             decoder.scanner.referencesText = false

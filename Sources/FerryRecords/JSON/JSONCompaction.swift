@@ -6,8 +6,9 @@ import CFerrySystem
 ///
 /// Sixty-four bytes at a time (`CFerrySystem_compactJSON`): bit masks of quotes, backslashes and
 /// whitespace; the bytes inside strings from the unescaped quotes; every byte kept but whitespace
-/// outside strings — packed with AVX-512 VBMI2's byte compress where the processor has it, with
-/// SSSE3 byte shuffles otherwise on x86-64 (see ``Implementation``).
+/// outside strings — packed with AVX-512 VBMI2's byte compress where the processor has it and the
+/// system has enabled its registers (Linux; macOS enables them lazily), with SSSE3 byte shuffles
+/// otherwise on x86-64 (see ``Implementation``).
 package enum JSONCompaction {
     /// Copies `text` — valid JSON, or at least JSON whose strings are closed — compacted to
     /// `out`, which has room for `text.count` bytes; returns the bytes written.
