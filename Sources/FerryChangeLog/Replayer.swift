@@ -138,6 +138,9 @@ public final class Replayer {
     /// (compacted when the state is written) rather than be compacted into the state as they are
     /// read.
     package var pointsAtPrettyPrintedJSON = true
+    /// The most files this replayer's state keeps mapped (``Replayer/defaultMaximumMappedFiles``);
+    /// later files are read and their live records copied.
+    package var maximumMappedFiles = Replayer.defaultMaximumMappedFiles
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
@@ -222,7 +225,7 @@ public final class Replayer {
         let reader = EventReader(sources: nextSource, configuration: configuration.reader, decoder: decoder, threads: threads,
                                  mapsInput: threads > 0 && !configuration.tokensOnly, minimumMappedSize: minimumMappedSize,
                                  mappingBudget: Self.maximumMappedSize - storage.mappedBytes,
-                                 mappedFileBudget: Self.maximumMappedFiles - storage.mappings.count,
+                                 mappedFileBudget: maximumMappedFiles - storage.mappings.count,
                                  pointsAtWhitespace: pointsAtPrettyPrintedJSON, unitSize: blockSize)
         if threads > 0 {
             // The table slot a save will probe is loaded while earlier events are applied. (The
@@ -260,7 +263,7 @@ public final class Replayer {
     /// The most files read in place: a quarter of the memory areas a process may map
     /// (`vm.max_map_count`, 65,530 by default), leaving the rest to the allocator, threads and
     /// SQLite; later files are read and their live records copied.
-    static var maximumMappedFiles: Int { (SystemMemory.mapCountLimit ?? 65_530) / 4 }
+    static var defaultMaximumMappedFiles: Int { (SystemMemory.mapCountLimit ?? 65_530) / 4 }
 
     /// The files of a history: files as given, folders replaced by the regular files in them in
     /// name order (hidden files skipped).

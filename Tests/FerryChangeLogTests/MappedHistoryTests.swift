@@ -252,6 +252,21 @@ struct MappedHistoryTests {
         return Array(try Data(contentsOf: URL(fileURLWithPath: out)))
     }
 
+    @Test("Past the mapped-file budget, responses are read and their records copied; the state is the same")
+    func mappedFileBudget() throws {
+        let pages = (1...5).map { page in Self.prettyPages(["a\(page % 2)", "b\(page)", "nozone\(page)"], page: page) }
+        let files = try pages.map { try HistoryFile(Array($0.utf8)) }
+        let replayer = Replayer(configuration: .init(decodingThreads: 2))
+        replayer.minimumMappedSize = 0
+        replayer.maximumMappedFiles = 2
+        var next = files.makeIterator()
+        try replayer.apply(sources: { try next.next().map { try InputFile(path: $0.path) } })
+        try replayer.finish()
+        #expect(replayer.state.storage.mappings.count == 2)
+        let read = try replay(Array(pages.joined().utf8), .init(decodingThreads: 2))
+        #expect(try Self.written(replayer.state) == Self.written(read.state))
+    }
+
     @Test("Pretty-printed responses in a mapped file keep pointing at it, and are written compact, as from memory")
     func prettyPrinted() throws {
         let text = Self.prettyPages(["a", "b", "nozone1"], page: 1) + Self.prettyPages(["b", "c", "nozone2"], page: 2)
