@@ -161,6 +161,26 @@ static inline unsigned long long prefix_xor(unsigned long long x) {
     return x;
 }
 
+// The bytes of a block escaped by a backslash: each backslash not itself escaped escapes the next
+// byte (rare: a loop over them). `*carry` says the block's first byte is escaped, and is set when
+// the next block's is.
+static inline unsigned long long escaped_bytes(unsigned long long backslashes, unsigned long long *carry) {
+    unsigned long long escaped = *carry;
+    *carry = 0;
+    unsigned long long starts = backslashes & ~escaped;
+    while (starts) {
+        int at = __builtin_ctzll(starts);
+        if (at == 63) {
+            *carry = 1;
+            starts = 0;
+        } else {
+            escaped |= 1ULL << (at + 1);
+            starts &= ~(1ULL << (at + 1));
+            starts &= starts - 1;
+        }
+    }
+    return escaped;
+}
 #if defined(__SSE2__)
 static inline unsigned long long mask64(__m128i a, __m128i b, __m128i c, __m128i d, __m128i value) {
     unsigned long long m0 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, value));
@@ -265,20 +285,7 @@ static long compactJSON512(const unsigned char *in, long count, unsigned char *o
         unsigned long long backslashes = _mm512_cmpeq_epi8_mask(bytes, backslash);
         unsigned long long white = _mm512_cmpeq_epi8_mask(bytes, space) | _mm512_cmpeq_epi8_mask(bytes, lf)
             | _mm512_cmpeq_epi8_mask(bytes, cr) | _mm512_cmpeq_epi8_mask(bytes, tab);
-        unsigned long long escaped = escapedCarry;
-        escapedCarry = 0;
-        unsigned long long starts = backslashes & ~escaped;
-        while (starts) {
-            int at = __builtin_ctzll(starts);
-            if (at == 63) {
-                escapedCarry = 1;
-                starts = 0;
-            } else {
-                escaped |= 1ULL << (at + 1);
-                starts &= ~(1ULL << (at + 1));
-                starts &= starts - 1;
-            }
-        }
+        unsigned long long escaped = escaped_bytes(backslashes, &escapedCarry);
         __m128i product = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)(quotes & ~escaped)), ones, 0);
         unsigned long long inside = (unsigned long long)_mm_cvtsi128_si64(product) ^ inString;
         inString = (unsigned long long)((long long)inside >> 63);
@@ -316,21 +323,7 @@ static long compactJSON128(const unsigned char *in, long count, unsigned char *o
         }
         unsigned long long quotes, backslashes, white;
         block_masks(block, &quotes, &backslashes, &white);
-        // Bytes escaped by a backslash: each backslash not itself escaped escapes the next byte.
-        unsigned long long escaped = escapedCarry;
-        escapedCarry = 0;
-        unsigned long long starts = backslashes & ~escaped;
-        while (starts) {
-            int at = __builtin_ctzll(starts);
-            if (at == 63) {
-                escapedCarry = 1;
-                starts = 0;
-            } else {
-                escaped |= 1ULL << (at + 1);
-                starts &= ~(1ULL << (at + 1));
-                starts &= starts - 1;
-            }
-        }
+        unsigned long long escaped = escaped_bytes(backslashes, &escapedCarry);
         unsigned long long inside = prefix_xor(quotes & ~escaped) ^ inString;
         inString = (unsigned long long)((long long)inside >> 63);
         unsigned long long keep = ~(white & ~inside);
