@@ -244,14 +244,8 @@ final class EventReader: RawEventSource {
     /// makes it a unit of documents, as the framer would have read it from a stream: up to
     /// ``JSONFramer/Configuration/maximumStreamedDocumentBytes``.
     static func read(_ job: Job, framing: JSONFramer.Configuration) {
-        guard job.unit.kind == .whole else { return }
-        let limit = framing.maximumStreamedDocumentBytes
         do {
-            guard try job.unit.readWhole(limit: limit) else {
-                job.readFailure = JSONFramer.tooLargeDocument(limit: limit, isStream: true, configuration: framing,
-                                                              source: job.unit.sourceName)
-                return
-            }
+            try job.unit.readWhole(as: framing)
         } catch {
             job.readFailure = error
         }

@@ -128,6 +128,19 @@ package final class InputUnit: @unchecked Sendable {
         return true
     }
 
+    /// Reads a ``Kind/whole`` unit's input as the framer reads a stream's document: whole, up to
+    /// `framing`'s ``JSONFramer/Configuration/maximumStreamedDocumentBytes`` (the line limit).
+    /// Does nothing for other units.
+    ///
+    /// - Throws: the framer's too-large error past the limit; what reading the input throws.
+    package func readWhole(as framing: JSONFramer.Configuration) throws {
+        guard kind == .whole else { return }
+        let limit = framing.maximumStreamedDocumentBytes
+        guard try readWhole(limit: limit) else {
+            throw JSONFramer.tooLargeDocument(limit: limit, isStream: true, configuration: framing, source: sourceName)
+        }
+    }
+
     deinit { owned?.deallocate() }
 
     /// The content after a byte order mark the unit skips.

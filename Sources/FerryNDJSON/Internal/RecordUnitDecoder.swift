@@ -104,19 +104,11 @@ package struct RecordUnitDecoder: Sendable {
 
     package func decode(_ result: RecordUnitResult) {
         let unit = result.unit
-        if unit.kind == .whole {
-            // Read as the framer reads a stream's document: whole, up to the line limit.
-            let limit = framing.maximumStreamedDocumentBytes
-            do {
-                guard try unit.readWhole(limit: limit) else {
-                    let error = JSONFramer.tooLargeDocument(limit: limit, isStream: true, configuration: framing, source: unit.sourceName)
-                    result.events.append(.init(kind: .inputFailure(error), line: 1, localIndex: 0, recordsBefore: 0))
-                    return
-                }
-            } catch {
-                result.events.append(.init(kind: .inputFailure(error), line: 1, localIndex: 0, recordsBefore: 0))
-                return
-            }
+        do {
+            try unit.readWhole(as: framing)
+        } catch {
+            result.events.append(.init(kind: .inputFailure(error), line: 1, localIndex: 0, recordsBefore: 0))
+            return
         }
         if encodes {
             let count = unit.bytes.count
