@@ -70,6 +70,33 @@ public struct StoreRow: Sendable {
         self.spans = spans
     }
 
+    /// Makes a row of `line`, a record's compact JSON as the encoder writes it, whose system keys
+    /// lie at `keys` in it, in `zoneID` (the zone `keys.zoneID` names). The text columns are
+    /// spans of the body.
+    init(line: UnsafeRawBufferPointer, keys: EncodedSystemKeys, zoneID: ZoneID?) {
+        self.zoneID = zoneID
+        recordName = String(decoding: line[keys.recordName], as: UTF8.self)
+        createdAt = keys.createdAt
+        modifiedAt = keys.modifiedAt
+        bytes = Array(line)
+        var spans = [Int32](repeating: -1, count: Column.allCases.count * 2)
+        spans[0] = 0
+        spans[1] = Int32(line.count)
+        func put(_ range: Range<Int>?, _ column: Column) {
+            guard let range else { return }
+            spans[column.rawValue * 2] = Int32(range.lowerBound)
+            spans[column.rawValue * 2 + 1] = Int32(range.count)
+        }
+        put(keys.recordName, .recordName)
+        put(keys.recordType, .recordType)
+        put(keys.recordChangeTag, .changeTag)
+        put(keys.createdBy, .createdBy)
+        put(keys.modifiedBy, .modifiedBy)
+        put(keys.parentName, .parentName)
+        put(keys.shareName, .shareName)
+        self.spans = spans
+    }
+
     private static func append(_ text: String?, _ column: Column, _ bytes: inout [UInt8], _ spans: inout [Int32]) {
         guard var text else { return }
         spans[column.rawValue * 2] = Int32(bytes.count)
@@ -142,6 +169,35 @@ struct StoreRows: Sendable {
         stamps.append(record.created?.timestamp)
         stamps.append(record.modified?.timestamp)
         zones.append(record.zoneID)
+        count += 1
+    }
+
+    /// Appends the row of `line`, a record's compact JSON as the encoder writes it, whose system
+    /// keys lie at `keys` in it, in `zoneID` (the zone `keys.zoneID` names).
+    mutating func append(line: UnsafeRawBufferPointer, keys: EncodedSystemKeys, zoneID: ZoneID?) {
+        let first = spans.count
+        spans.append(contentsOf: repeatElement(-1, count: StoreRow.Column.allCases.count * 2))
+        let base = bytes.count
+        spans[first] = base
+        bytes.append(contentsOf: line)
+        spans[first + 1] = line.count
+        bodyBytes += line.count
+        // The text columns are bytes of the body: spans into it, nothing copied.
+        func put(_ range: Range<Int>?, _ column: StoreRow.Column) {
+            guard let range else { return }
+            spans[first + column.rawValue * 2] = base + range.lowerBound
+            spans[first + column.rawValue * 2 + 1] = range.count
+        }
+        put(keys.recordName, .recordName)
+        put(keys.recordType, .recordType)
+        put(keys.recordChangeTag, .changeTag)
+        put(keys.createdBy, .createdBy)
+        put(keys.modifiedBy, .modifiedBy)
+        put(keys.parentName, .parentName)
+        put(keys.shareName, .shareName)
+        stamps.append(keys.createdAt)
+        stamps.append(keys.modifiedAt)
+        zones.append(zoneID)
         count += 1
     }
 

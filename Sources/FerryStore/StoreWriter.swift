@@ -99,6 +99,10 @@ public final class StoreWriter: RecordWriter {
     private let encoder = StoreRowEncoder()
     /// The system keys of the encoded line read last (reused line after line).
     private var lineKeys = Record(recordName: "")
+    /// Where the system keys of the encoded line read last lie in it (reused line after line).
+    private var encodedKeys = EncodedSystemKeys()
+    /// The JSON and the zone ID of the last zone an encoded line named.
+    private var lastEncodedZone: (bytes: [UInt8], zoneID: ZoneID)?
     private let defaultDatabase: Int64
     /// Whether the records indexes are made after the rows (a new store in insert mode).
     private var buildsIndexesLast: Bool
@@ -218,6 +222,11 @@ public final class StoreWriter: RecordWriter {
             let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             start = end + 1
+            if RecordJSON.readEncodedSystemKeys(line, into: &encodedKeys) {
+                let zoneID = try zoneID(in: line, at: encodedKeys.zoneID)
+                try write(StoreRow(line: line, keys: encodedKeys, zoneID: zoneID), databaseID: defaultDatabase)
+                continue
+            }
             guard RecordJSON.decodeSystemKeys(line, into: &lineKeys) else {
                 // Not what an encoder writes (not compact, or not a plain record): decoded and
                 // encoded like any record; decoding says what is wrong, if anything.
@@ -238,7 +247,10 @@ public final class StoreWriter: RecordWriter {
             let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             start = end + 1
-            if RecordJSON.decodeSystemKeys(line, into: &lineKeys) {
+            if RecordJSON.readEncodedSystemKeys(line, into: &encodedKeys) {
+                guard !encodedKeys.recordName.isEmpty else { throw Self.emptyName(path) }
+                rows.append(line: line, keys: encodedKeys, zoneID: try zoneID(in: line, at: encodedKeys.zoneID))
+            } else if RecordJSON.decodeSystemKeys(line, into: &lineKeys) {
                 guard !lineKeys.recordName.isEmpty else { throw Self.emptyName(path) }
                 rows.append(columnsOf: lineKeys, body: line)
             } else {
@@ -254,6 +266,23 @@ public final class StoreWriter: RecordWriter {
         staged?.noteWritten(rows.bodyBytes)
         try flushBatch()
         try pipeline.submit([.rows(rows, database: defaultDatabase)])
+    }
+
+    /// The zone ID whose JSON lies at `range` of `line` (`nil`: the line names none). Lines come
+    /// zone after zone: the last one's is kept and compared byte for byte.
+    private func zoneID(in line: UnsafeRawBufferPointer, at range: Range<Int>?) throws -> ZoneID? {
+        guard let range else { return nil }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[range])
+        if let last = lastEncodedZone, last.bytes.elementsEqual(bytes) { return last.zoneID }
+        var scanner = JSONScanner(bytes)
+        let zoneID: ZoneID
+        do {
+            zoneID = try scanner.decodeZoneID()
+        } catch {
+            throw StoreError(.invalidRecord, "the zoneID of a record is not a zone ID: \(error)", path: path)
+        }
+        lastEncodedZone = (Array(bytes), zoneID)
+        return zoneID
     }
 
     private static func emptyName(_ path: String) -> StoreError {

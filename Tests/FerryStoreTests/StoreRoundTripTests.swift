@@ -81,6 +81,34 @@ struct StoreRoundTripTests {
         #expect(try RecordStore(path: byRecord).verify(deep: true).problems.isEmpty)
     }
 
+    @Test("Encoded lines saved over stored records (upsert, replace) give the store that the records give",
+          arguments: [StoreWriter.Mode.upsert, .replace])
+    func encodedLinesSavedOver(mode: StoreWriter.Mode) throws {
+        let records = StoreFixture.records(count: 600, seed: 29)
+        // Half of them again, changed: each is saved over its first version.
+        let again = records.prefix(300).map { record -> Record in
+            var changed = record
+            changed.recordChangeTag = "again"
+            changed.modified = RecordStamp(timestamp: 1_800_000_000_000, userRecordName: "_changer")
+            return changed
+        }
+        let byRecord = StoreFixture.newPath()
+        _ = try StoreFixture.importRecords(records + again, into: byRecord, mode: mode)
+        let byLines = StoreFixture.newPath()
+        let writer = try StoreWriter(path: byLines, configuration: .init(mode: mode, batchSize: 7))
+        var lines = JSONOutput(capacity: 1 << 16)
+        for record in records + again {
+            RecordJSON.encode(record, into: &lines)
+            lines.append(0x0A)
+        }
+        try writer.write(encodedLines: lines.bytes, records: records.count + again.count)
+        try writer.finish()
+        #expect(writer.statistics.created == records.count && writer.statistics.modified == again.count)
+        #expect(try StoreFixture.readAll(byLines).map(StoreFixture.json) == StoreFixture.readAll(byRecord).map(StoreFixture.json))
+        let verification = try RecordStore(path: byLines).verify(deep: true)
+        #expect(verification.problems.isEmpty, "\(verification.problems)")
+    }
+
     @Test("Encoded lines that are not compact, or not records, are stored as their records, or refused")
     func encodedLinesNotCompact() throws {
         let records = StoreFixture.records(count: 30, seed: 43)
