@@ -49,12 +49,17 @@ final class SQLiteConnection {
         static let createIfMissing = OpenMode(create: true)
     }
 
+    /// SQLite's process-wide settings, made once before the first connection initializes it:
+    /// no memory statistics (their mutex is taken on every allocation of every connection).
+    private static let configured: Void = { _ = ferry_sqlite3_disable_memory_statistics() }()
+
     let handle: OpaquePointer
     /// The file, for messages.
     let path: String
 
     /// Opens `path`. Throws when SQLite cannot open it (the handle is closed then).
     init(path: String, mode: OpenMode) throws {
+        _ = Self.configured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= mode.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if mode.create && !mode.readOnly { flags |= SQLITE_OPEN_CREATE }

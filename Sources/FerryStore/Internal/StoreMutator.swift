@@ -211,6 +211,12 @@ final class StoreMutator {
         }
     }
 
+    /// Counts a record created in a zone at journal number `seq`.
+    private static func count(_ change: inout (count: Int, seq: Int64), seq: Int64) {
+        change.count += 1
+        change.seq = seq
+    }
+
     private func insert(zone: Int64, createdAt: Int64?, modifiedAt: Int64?, text: (StoreRow.Column) -> UnsafeRawBufferPointer?) throws {
         let seq = nextSeq
         do {
@@ -222,12 +228,13 @@ final class StoreMutator {
         }
         if defersCreatedJournal {
             nextSeq = seq + 1
-            zoneChanges[zone, default: (0, 0)].seq = seq
+            // One lookup per row: the count and the last journal number together.
+            Self.count(&zoneChanges[zone, default: (0, 0)], seq: seq)
         } else {
             try journalRow(.created, zone: zone, seq: seq, text: text)
+            zoneChanges[zone, default: (0, 0)].count += 1
         }
         created += 1
-        zoneChanges[zone, default: (0, 0)].count += 1
     }
 
     /// Saves a record: creates it, or replaces it (`merging`: its fields merged into the stored
