@@ -51,7 +51,8 @@ public final class StoreWriter: RecordWriter {
         public var database: String
         /// Seconds to wait for another writer before failing.
         public var busyTimeout: Double
-        /// SQLite's page cache while writing, in MiB.
+        /// SQLite's page cache while writing, in MiB. A new store in insert mode, which only
+        /// appends, uses at most ``appendingCacheMiB``.
         public var cacheMiB: Int
         /// Records handed to the inserting thread at a time.
         public var batchSize: Int
@@ -66,6 +67,13 @@ public final class StoreWriter: RecordWriter {
             self.batchSize = batchSize
         }
     }
+
+    /// SQLite's page cache while records are only appended (a new store in insert mode), in
+    /// MiB. Appending touches a few pages at the ends of the table and the type index; a larger
+    /// cache only holds written pages longer. Measured on 1M records (724 MB, averages of four
+    /// alternating rounds): 2–32 MiB imported in 3.9–4.4 s with 90–125 MB of RSS, 256 MiB in
+    /// 4.5 s with 350 MB.
+    public static let appendingCacheMiB = 16
 
     /// What an import did.
     public struct Statistics: Sendable, Equatable {
@@ -119,9 +127,11 @@ public final class StoreWriter: RecordWriter {
         self.path = path
         self.configuration = configuration
         defaultDatabase = try StoreCodec.databaseID(configuration.database)
-        let storeConfiguration = RecordStore.Configuration(busyTimeout: configuration.busyTimeout, cacheMiB: configuration.cacheMiB,
-                                                           mapsFile: false)
         let kind = StoreFile.kind(at: path)
+        let appends = configuration.mode == .insert && (kind == .missing || kind == .empty)
+        let storeConfiguration = RecordStore.Configuration(
+            busyTimeout: configuration.busyTimeout,
+            cacheMiB: appends ? min(configuration.cacheMiB, Self.appendingCacheMiB) : configuration.cacheMiB, mapsFile: false)
         switch kind {
         case .missing, .empty:
             isNewStore = true
