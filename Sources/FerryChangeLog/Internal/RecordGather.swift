@@ -8,9 +8,9 @@ import FerryRecords
 /// threads.
 ///
 /// In name order the records lie all over memory (or the mapped history), so gathering them is
-/// bound by memory latency, not by copying. The records are cut into chunks; a helper thread
-/// gathers every other chunk into one of two buffers while the calling thread gathers the others
-/// and writes all of them in order.
+/// bound by memory latency, not by copying. The records are cut into chunks; two helper threads
+/// gather them, each every other chunk into one of its two buffers, while the calling thread
+/// writes them in order.
 enum RecordGather {
     /// Records per chunk: about 700 KB of output for records of 700 bytes, which the writing
     /// thread's cache keeps until the kernel copies it.
@@ -24,7 +24,7 @@ enum RecordGather {
         var range: Range<Int>
     }
 
-    /// A buffer the helper fills and the writer empties.
+    /// A buffer its helper fills and the writer empties.
     ///
     /// `@unchecked Sendable`: `output` is written by the helper between `free` and `ready`, read
     /// by the writer between `ready` and `free`.
@@ -41,47 +41,45 @@ enum RecordGather {
         let chunks = lists.indices.flatMap { i in
             stride(from: 0, to: lists[i].count, by: chunkRecords).map { Chunk(list: i, range: $0..<min(lists[i].count, $0 + chunkRecords)) }
         }
-        var own = JSONOutput(capacity: 1 << 20)
-        /// Gathers and writes a chunk on this thread.
-        func writeHere(_ chunk: Chunk) throws {
-            own.removeAll()
-            gather(lists[chunk.list], chunk.range, into: &own)
-            try writer.write(encodedLines: own.bytes, records: chunk.range.count)
-        }
         guard chunks.count >= 4 && Processors.available > 1 else {
-            for chunk in chunks { try writeHere(chunk) }
+            var own = JSONOutput(capacity: 1 << 20)
+            for chunk in chunks {
+                own.removeAll()
+                gather(lists[chunk.list], chunk.range, into: &own)
+                try writer.write(encodedLines: own.bytes, records: chunk.range.count)
+            }
             return
         }
+        // Two helpers gather, the calling thread only writes: the kernel's copy of the output
+        // (as long as the gathering, for a state in memory) overlaps both. Chunk k goes through
+        // buffer k % 4, which only the helper of its parity fills.
         let shared = Lists(lists)
-        let buffers = [Buffer(), Buffer()]
+        let buffers = (0..<4).map { _ in Buffer() }
         let stop = Flag()
-        let helper = DispatchGroup()
-        // The helper gathers the odd chunks, alternating between the two buffers.
-        DispatchQueue.global().async(group: helper) {
-            for k in stride(from: 1, to: chunks.count, by: 2) {
-                let buffer = buffers[(k / 2) % 2]
-                buffer.free.wait()
-                if stop.isSet { return }
-                buffer.output.removeAll()
-                gather(shared.lists[chunks[k].list], chunks[k].range, into: &buffer.output)
-                buffer.records = chunks[k].range.count
-                buffer.ready.signal()
+        let helpers = DispatchGroup()
+        for parity in 0..<2 {
+            DispatchQueue.global().async(group: helpers) {
+                for k in stride(from: parity, to: chunks.count, by: 2) {
+                    let buffer = buffers[k % 4]
+                    buffer.free.wait()
+                    if stop.isSet { return }
+                    buffer.output.removeAll()
+                    gather(shared.lists[chunks[k].list], chunks[k].range, into: &buffer.output)
+                    buffer.records = chunks[k].range.count
+                    buffer.ready.signal()
+                }
             }
         }
         defer {
             stop.set()
             for buffer in buffers { buffer.free.signal() }
-            helper.wait()
+            helpers.wait()
         }
         for k in chunks.indices {
-            if k % 2 == 0 {
-                try writeHere(chunks[k])
-            } else {
-                let buffer = buffers[(k / 2) % 2]
-                buffer.ready.wait()
-                try writer.write(encodedLines: buffer.output.bytes, records: buffer.records)
-                buffer.free.signal()
-            }
+            let buffer = buffers[k % 4]
+            buffer.ready.wait()
+            try writer.write(encodedLines: buffer.output.bytes, records: buffer.records)
+            buffer.free.signal()
         }
     }
 
