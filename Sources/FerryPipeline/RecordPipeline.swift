@@ -101,7 +101,8 @@ public final class RecordPipeline {
     /// the writer takes them and nothing reorders records.
     public var takesEncodedLines: Bool { buffer == nil && writer.acceptsEncodedLines }
 
-    /// Takes `records` records encoded as compact NDJSON lines (at most ``remainingRecords``).
+    /// Takes `records` records encoded as compact NDJSON lines, as `RecordJSON.encode` writes
+    /// them (at most ``remainingRecords``).
     public func takeEncodedLines(_ bytes: UnsafeRawBufferPointer, records: Int) throws {
         precondition(takesEncodedLines && records <= remaining ?? .max)
         if let left = remaining { remaining = left - records }

@@ -59,10 +59,11 @@ public protocol RecordWriter: AnyObject {
     /// (``write(encodedLines:records:)``): sources that encode on worker threads then hand
     /// their bytes over instead of records.
     var acceptsEncodedLines: Bool { get }
-    /// Writes `records` records given as NDJSON lines (each ended by a newline) exactly as
-    /// `RecordJSON.encode` writes them: compact, members in the encoder's order, so a writer may
-    /// read a line's system keys from its start alone. Byte for byte. Only when
-    /// ``acceptsEncodedLines``.
+    /// Writes `records` records given as compact NDJSON lines (each ended by a newline), byte for
+    /// byte. Only when ``acceptsEncodedLines``. Sources hand over what `RecordJSON.encode` writes
+    /// (members in the encoder's order), and a writer that reads columns, as a store does, may
+    /// read a line's system keys from its start alone; a writer that only copies the bytes (NDJSON)
+    /// also takes other compact records, such as a replayed state's.
     func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws
 }
 

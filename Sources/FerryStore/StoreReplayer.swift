@@ -110,8 +110,11 @@ public final class StoreReplayer {
         self.path = path
         self.configuration = configuration
         let database = try StoreCodec.databaseID(configuration.database)
-        let storeConfiguration = RecordStore.Configuration(busyTimeout: configuration.busyTimeout, cacheMiB: 256, mapsFile: false)
         let kind = StoreFile.kind(at: path)
+        // A new store only appends (the journal as changes come, the records at the end).
+        let appends = kind == .missing || kind == .empty
+        let storeConfiguration = RecordStore.Configuration(busyTimeout: configuration.busyTimeout,
+                                                           cacheMiB: appends ? StoreWriter.appendingCacheMiB : 256, mapsFile: false)
         let store: RecordStore
         switch kind {
         case .missing, .empty:

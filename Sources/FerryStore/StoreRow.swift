@@ -19,7 +19,7 @@ public struct StoreRow: Sendable {
     /// The record's name.
     public let recordName: String
 
-    /// The body, then the text columns, as UTF-8.
+    /// The body, then the text columns that are not bytes of the body, as UTF-8.
     var bytes: [UInt8]
     /// Start and length in `bytes` of each text column (`Column`); length -1 for NULL.
     var spans: [Int32]

@@ -109,8 +109,8 @@ public final class StoreWriter: RecordWriter {
     private var lineKeys = Record(recordName: "")
     /// Where the system keys of the encoded line read last lie in it (reused line after line).
     private var encodedKeys = EncodedSystemKeys()
-    /// The JSON and the zone ID of the last zone an encoded line named.
-    private var lastEncodedZone: (bytes: [UInt8], zoneID: ZoneID)?
+    /// The zones encoded lines named, by their JSON.
+    private var encodedZones = ZoneCache()
     private let defaultDatabase: Int64
     /// Whether the records indexes are made after the rows (a new store in insert mode).
     private var buildsIndexesLast: Bool
@@ -278,20 +278,19 @@ public final class StoreWriter: RecordWriter {
         try pipeline.submit([.rows(rows, database: defaultDatabase)])
     }
 
-    /// The zone ID whose JSON lies at `range` of `line` (`nil`: the line names none). Lines come
-    /// zone after zone: the last one's is kept and compared byte for byte.
+    /// The zone ID whose JSON lies at `range` of `line` (`nil`: the line names none), found by
+    /// its bytes among the zones seen before.
     private func zoneID(in line: UnsafeRawBufferPointer, at range: Range<Int>?) throws -> ZoneID? {
         guard let range else { return nil }
-        let bytes = UnsafeRawBufferPointer(rebasing: line[range])
-        if let last = lastEncodedZone, last.bytes.elementsEqual(bytes) { return last.zoneID }
-        var scanner = JSONScanner(bytes)
+        if let index = encodedZones.index(of: line, range) { return encodedZones.zone(at: index) }
+        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: line[range]))
         let zoneID: ZoneID
         do {
             zoneID = try scanner.decodeZoneID()
         } catch {
             throw StoreError(.invalidRecord, "the zoneID of a record is not a zone ID: \(error)", path: path)
         }
-        lastEncodedZone = (Array(bytes), zoneID)
+        _ = encodedZones.add(zoneID, from: line, range)
         return zoneID
     }
 
@@ -339,9 +338,12 @@ public final class StoreWriter: RecordWriter {
         let first = !hasRestoredJournal
         hasRestoredJournal = true
         let database = try StoreCodec.databaseID(database)
+        let cacheMiB = configuration.cacheMiB
         try pipeline.sync { mutator in
             if first {
                 try mutator.flush()
+                // Restoring looks records up and updates them: not an append-only load.
+                try mutator.connection.execute("PRAGMA cache_size = -\(cacheMiB * 1024)")
                 mutator.defersCreatedJournal = false
                 try mutator.connection.execute("DELETE FROM records; DELETE FROM journal; DELETE FROM checkpoints; DELETE FROM zones")
                 if makesIndexes { for sql in StoreSchema.recordIndexes { try mutator.connection.execute(sql) } }

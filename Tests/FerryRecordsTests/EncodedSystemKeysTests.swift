@@ -108,6 +108,8 @@ struct EncodedSystemKeysTests {
         "{\"recordName\":\"a\",\"created\":{\"timestamp\":01}}", "{\"recordName\":\"a\",\"created\":{\"timestamp\":9223372036854775808}}",
         "{\"recordName\":\"a\",\"created\":{\"x\":1}}", "{\"recordName\":\"a\",\"zoneID\":{\"zoneName\":\"Z\",\"x\":1}}",
         "{\"recordName\":\"a\" ,\"recordType\":\"T\"}", "{ \"recordName\":\"a\"}", "{\"recordName\":\"a\",\"deleted\":null}",
+        "{\"recordName\":\"a\"},\"x\":1}", "{\"recordName\":\"a\",\"fields\":{}}\r", "{\"recordName\":\"a\",\"fields\":{",
+        "{\"recordName\":\"a\",\"created\":{\"timestamp\":1.5}}", "{\"recordName\":\"a\",\"recordType\":\"T\",\"recordType\":\"U\"}",
     ])
     func declined(_ text: String) {
         var keys = EncodedSystemKeys()
