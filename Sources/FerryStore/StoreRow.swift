@@ -82,18 +82,10 @@ public struct StoreRow: Sendable {
         var spans = [Int32](repeating: -1, count: Column.allCases.count * 2)
         spans[0] = 0
         spans[1] = Int32(line.count)
-        func put(_ range: Range<Int>?, _ column: Column) {
-            guard let range else { return }
+        keys.forEachTextColumn { range, column in
             spans[column.rawValue * 2] = Int32(range.lowerBound)
             spans[column.rawValue * 2 + 1] = Int32(range.count)
         }
-        put(keys.recordName, .recordName)
-        put(keys.recordType, .recordType)
-        put(keys.recordChangeTag, .changeTag)
-        put(keys.createdBy, .createdBy)
-        put(keys.modifiedBy, .modifiedBy)
-        put(keys.parentName, .parentName)
-        put(keys.shareName, .shareName)
         self.spans = spans
     }
 
@@ -183,18 +175,10 @@ struct StoreRows: Sendable {
         spans[first + 1] = line.count
         bodyBytes += line.count
         // The text columns are bytes of the body: spans into it, nothing copied.
-        func put(_ range: Range<Int>?, _ column: StoreRow.Column) {
-            guard let range else { return }
+        keys.forEachTextColumn { range, column in
             spans[first + column.rawValue * 2] = base + range.lowerBound
             spans[first + column.rawValue * 2 + 1] = range.count
         }
-        put(keys.recordName, .recordName)
-        put(keys.recordType, .recordType)
-        put(keys.recordChangeTag, .changeTag)
-        put(keys.createdBy, .createdBy)
-        put(keys.modifiedBy, .modifiedBy)
-        put(keys.parentName, .parentName)
-        put(keys.shareName, .shareName)
         stamps.append(keys.createdAt)
         stamps.append(keys.modifiedAt)
         zones.append(zoneID)
@@ -244,4 +228,18 @@ public final class StoreRowEncoder {
 
     /// Creates an encoder.
     public init() {}
+}
+
+extension EncodedSystemKeys {
+    /// Calls `body` with where each text column the line holds lies in it (``StoreRow/Column``).
+    @inline(__always)
+    func forEachTextColumn(_ body: (Range<Int>, StoreRow.Column) -> Void) {
+        body(recordName, .recordName)
+        if let range = recordType { body(range, .recordType) }
+        if let range = recordChangeTag { body(range, .changeTag) }
+        if let range = createdBy { body(range, .createdBy) }
+        if let range = modifiedBy { body(range, .modifiedBy) }
+        if let range = parentName { body(range, .parentName) }
+        if let range = shareName { body(range, .shareName) }
+    }
 }
