@@ -119,6 +119,49 @@ struct JSONScannerTests {
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
     }
 
+    /// Skips `text` as one value with a key scratch (the replay and index path).
+    private func skipsWithScratch(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var scratch = JSONKeyScratch()
+        try bytes.withUnsafeBytes { buffer in
+            var scanner = JSONScanner(buffer)
+            try scanner.skipValue(scratch: &scratch)
+            #expect(scanner.isAtEnd)
+        }
+    }
+
+    @Test("Duplicate keys are found in objects of any width, whatever the filter says, escapes included")
+    func duplicateKeysWithScratch() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzAB_-0123456789")
+        for round in 0..<300 {
+            let width = [2, 5, 9, 40, 70, 200][round % 6]
+            var keys = Set<String>()
+            while keys.count < width {
+                keys.insert(String((0..<Int.random(in: 1...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+            }
+            var ordered = Array(keys)
+            // Distinct keys (and the same keys in a nested object) pass.
+            let members = ordered.map { "\"\($0)\":1" }.joined(separator: ",")
+            try skipsWithScratch("{" + members + ",\"nested\":{" + members + "}}")
+            // One key again, anywhere after its first place, fails; written with an escape too.
+            let again = ordered.randomElement(using: &generator)!
+            let first = ordered.firstIndex(of: again)!
+            let escaped = round % 3 == 0
+            let spelled = escaped ? "\\u00" + String(again.utf8.first!, radix: 16) + again.dropFirst() : again
+            ordered.insert(spelled, at: Int.random(in: (first + 1)...ordered.count, using: &generator))
+            let text = "{" + ordered.map { "\"\($0)\":[]" }.joined(separator: ",") + "}"
+            let error = #expect(throws: RecordFormatError.self, "\(text)") { try skipsWithScratch(text) }
+            #expect(error?.code == .duplicateKey)
+        }
+        // Escaped first, plain second; nested objects keep their own keys.
+        #expect(throws: RecordFormatError.self) { try skipsWithScratch(#"{"\u0061":1,"a":2}"#) }
+        #expect(throws: RecordFormatError.self) { try skipsWithScratch(#"{"a":{"a":1},"b":0,"a":2}"#) }
+        try skipsWithScratch(#"{"\u0062":1,"a":2,"c":{"a":1,"b":2}}"#)
+        try skipsWithScratch(#"{"recordName":1,"recordType":2,"":3}"#)
+        #expect(throws: RecordFormatError.self) { try skipsWithScratch(#"{"":1,"x":2,"":3}"#) }
+    }
+
     @Test("Deep nesting fails cleanly instead of exhausting the stack")
     func deepNesting() {
         let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)

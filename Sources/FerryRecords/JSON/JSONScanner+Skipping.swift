@@ -16,6 +16,10 @@ package struct JSONKeyScratch {
         @usableFromInline var start: Int
         @usableFromInline var end: Int
         @usableFromInline var isEscaped: Bool
+        /// A one-word filter of the keys of this span's object up to this one: a bit per key
+        /// (``JSONScanner/keyBit(_:)``), and ``JSONScanner/escapedKeyBit`` once a key had escapes.
+        /// A key whose bit is not set yet is new without comparing it with the others.
+        @usableFromInline var seen: UInt64 = 0
 
         @inlinable init(start: Int, end: Int, isEscaped: Bool) {
             self.start = start
@@ -144,6 +148,21 @@ extension JSONScanner {
         return Array(try keyString(a).utf8) == Array(try keyString(b).utf8)
     }
 
+    /// The filter bit of a key without escapes, one of 63, from its length and three of its bytes
+    /// (equal keys always get the same bit).
+    @inlinable @inline(__always)
+    func keyBit(_ span: JSONKeyScratch.Span) -> UInt64 {
+        let n = span.end - span.start
+        guard n > 0 else { return 1 }
+        let mixed = UInt64(n) &* 0x9E37_79B9 ^ UInt64(base[span.start]) &* 0x0100_0193
+            ^ UInt64(base[span.start + n >> 1]) &* 0x2545_F491 ^ UInt64(base[span.end - 1])
+        return 1 << ((mixed ^ mixed >> 17 ^ mixed >> 31) % 63)
+    }
+
+    /// The filter bit that says an object had a key with escapes (whose bytes are not its value):
+    /// every later key of it is compared with the others.
+    @usableFromInline static var escapedKeyBit: UInt64 { 1 << 63 }
+
     /// Fails when the object whose keys are those of `scratch` from `mark` on already had `span`.
     /// (The error is made out of line, so that the loop inlines into every key read.)
     @inlinable @inline(__always)
@@ -178,9 +197,18 @@ extension JSONScanner {
         let keyStart = position
         let (stop, flags) = try scanStringBody()
         try validateString(from: keyStart + 1, to: stop, flags: flags)
-        let span = JSONKeyScratch.Span(start: keyStart + 1, end: stop, isEscaped: flags & Self.escapeFlag != 0)
-        // The first key of an object has nothing to differ from.
-        if mark < scratch.top { try checkUnique(span, in: scratch, from: mark, at: keyStart) }
+        var span = JSONKeyScratch.Span(start: keyStart + 1, end: stop, isEscaped: flags & Self.escapeFlag != 0)
+        let bit = span.isEscaped ? Self.escapedKeyBit : keyBit(span)
+        // The first key of an object has nothing to differ from; a later one is compared with
+        // the others only when it has escapes, or the filter of the keys before it has its bit
+        // or saw escapes.
+        if mark < scratch.top {
+            let before = scratch.span(at: scratch.top - 1).seen
+            if span.isEscaped || before & (bit | Self.escapedKeyBit) != 0 { try checkUnique(span, in: scratch, from: mark, at: keyStart) }
+            span.seen = before | bit
+        } else {
+            span.seen = bit
+        }
         scratch.push(span)
         if current == UInt8(ascii: ":") {
             position += 1
