@@ -12,11 +12,12 @@ struct ZoneState {
     var moreComing = false
 }
 
-/// What a ``ReplayState`` holds, shared between copies until one of them changes.
+/// What a ``ReplayState`` holds, shared between copies until one of them changes. Its zones are
+/// read for every event by the one thread replaying into it (unchecked exclusivity).
 final class ReplayStorage {
     /// Where the records' blobs live.
     let allocator = BlobAllocator()
-    var zones: [ZoneState] = []
+    @exclusivity(unchecked) var zones: [ZoneState] = []
     var zoneIndex: [ZoneKey: Int] = [:]
     var database: ChangeEvent.Checkpoint?
     var lastCheckpoint: ChangeEvent.Checkpoint?

@@ -23,6 +23,9 @@ import FerryRecords
 /// try replayer.state.write(toPath: "state.ndjson")   // and state.ndjson.tokens.json
 /// print(replayer.anomalies.summary)
 /// ```
+///
+/// One thread at a time: the properties read or written for every event are marked
+/// `@exclusivity(unchecked)`, so that applying an event pays no runtime access checks.
 public final class Replayer {
     /// What to replay and which checks to run.
     public struct Configuration: Sendable {
@@ -89,9 +92,9 @@ public final class Replayer {
     /// The anomalies so far.
     public private(set) var anomalies: AnomalyReport
     /// Events read from histories, including those skipped before `since`.
-    public private(set) var eventCount = 0
+    @exclusivity(unchecked) public private(set) var eventCount = 0
     /// Events applied to the state (cascaded deletes not counted).
-    public private(set) var appliedCount = 0
+    @exclusivity(unchecked) public private(set) var appliedCount = 0
     /// Bytes read from histories so far (decompressed).
     public var bytesRead: Int { finishedBytes + (currentBytes?() ?? 0) }
     /// Called with each change as it is applied, in applied order (dependency order within a
@@ -106,7 +109,7 @@ public final class Replayer {
     /// keeps the stamp of the record it replaces.
     package var onChange: ((AppliedChange) throws -> Int64?)?
 
-    private var phase: Phase
+    @exclusivity(unchecked) private var phase: Phase
     private var untilSeenBeforeSince = false
     private var seenTokens: Set<ScopedToken> = []
     /// With ``Configuration/cascade``: the live records pointing at each record with DELETE_SELF.
@@ -115,19 +118,19 @@ public final class Replayer {
     /// into the state's allocator) and their positions in the history.
     private var batch: [(blob: RecordBlob, zoneID: ZoneID, position: Int)] = []
     /// The position in the history of the event being applied (anomalies name it).
-    private var currentEvent = 0
+    @exclusivity(unchecked) private var currentEvent = 0
     /// The zones seen last and their indices (histories touch few zones).
     private var recentZones: [(zoneID: ZoneID, index: Int)] = []
     /// Numbers the zones of saved records, for all the readers of this replayer.
     private let zones = ZoneRegistry()
     /// The state's index of each zone number (-1: not looked up yet).
-    private var zoneIndices: [Int] = []
+    @exclusivity(unchecked) private var zoneIndices: [Int] = []
     /// The table of each zone number looked up so far, for prefetching (renewed whenever the
-    /// storage may be replaced). Unchecked exclusivity: read per event, only on this thread.
+    /// storage may be replaced).
     @exclusivity(unchecked) private var tablesByNumber: [RecordTable?] = []
     /// Whether saved blobs may keep pointing at their JSON: while applying a mapped history the
     /// storage keeps (``ReplayStorage/mappings``).
-    private var keepsJSON = false
+    @exclusivity(unchecked) private var keepsJSON = false
     /// The bytes of history each decoding thread takes at a time (tests make it small).
     var blockSize = 4 << 20
     /// Histories smaller than this are read, not mapped. A saved response page (a few hundred
@@ -144,7 +147,7 @@ public final class Replayer {
     private var currentBytes: (() -> Int)?
     private var finishedBytes = 0
     /// The storage of ``state``, made unique at every entry point.
-    private var storage: ReplayStorage
+    @exclusivity(unchecked) private var storage: ReplayStorage
 
     /// Creates a replayer starting from `base` (an empty state by default).
     public init(configuration: Configuration = .init(), base: ReplayState = ReplayState()) {
@@ -230,9 +233,8 @@ public final class Replayer {
         if threads > 0 {
             // The table slot a save will probe is loaded while earlier events are applied. (The
             // reader, and with it this closure, goes when this call returns.)
-            reader.upcoming = { [self] event in
-                guard case .recordSaved(let blob, let number) = event, number < tablesByNumber.count,
-                      let table = tablesByNumber[number] else { return }
+            reader.upcoming = { [self] blob, number in
+                guard number < tablesByNumber.count, let table = tablesByNumber[number] else { return }
                 table.prefetch(hash: blob.nameHash)
             }
         }

@@ -22,14 +22,16 @@ import Darwin
 /// Regions are small because every page of one prepared ahead is zeroed whether or not the state
 /// grows into it: with 64 MiB regions, a state of 150 MB had zeroed 256 MB, and the zeroing was
 /// a tenth of a replay's CPU time (measured on the 2M-event benchmark history).
+///
+/// One thread at a time allocates: the bump pointer is not checked for exclusive access.
 final class BlobAllocator {
     private static let granule = 64
     private static let classCount = 255
     private static let regionSize = 16 << 20
     private var regions: [UnsafeMutableRawPointer] = []
     private let spare = SpareRegion(size: regionSize)
-    private var next: UnsafeMutableRawPointer?
-    private var left = 0
+    @exclusivity(unchecked) private var next: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var left = 0
     /// The first free block of each class; a free block holds the next one in its first 8 bytes.
     private let freeLists: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 

@@ -78,9 +78,10 @@ final class EventReader: RawEventSource {
     /// Per input, as jobs come back in order: lines before the job and the zone of the last page.
     private var collected = (sourceIndex: -1, lines: 0, pageZone: ZoneID?.none)
 
-    /// Called with the event ``lookahead`` + 1 places after each one returned, while the job
-    /// holds it: replay uses it to prefetch the table slot that event will need.
-    var upcoming: ((RawEvent) -> Void)?
+    /// Called with the saved record (and its zone number) ``lookahead`` + 1 places after each
+    /// event returned, while the job holds it: replay uses it to prefetch the table slot that
+    /// save will need.
+    var upcoming: ((RecordBlob, Int) -> Void)?
     /// How far ahead ``upcoming`` looks: enough events to cover a memory access's latency.
     static let lookahead = 8
     /// Called before the events of a unit are handed out, with the mapping its bytes lie in when
@@ -138,10 +139,10 @@ final class EventReader: RawEventSource {
                     if let upcoming {
                         // Two stages: the record's header now, so that its name hash is at hand
                         // when `upcoming` reads it, half the distance later.
-                        if case .recordSaved(let blob, _) = job.events.peek(ahead: 2 * Self.lookahead) {
+                        if let (blob, _) = job.events.savedRecord(ahead: 2 * Self.lookahead) {
                             CFerrySystem_prefetch(blob.raw + 24) // the name hash, then the name
                         }
-                        if let later = job.events.peek(ahead: Self.lookahead) { upcoming(later) }
+                        if let (blob, zone) = job.events.savedRecord(ahead: Self.lookahead) { upcoming(blob, zone) }
                     }
                     return event
                 }

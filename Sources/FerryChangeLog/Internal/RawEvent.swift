@@ -35,11 +35,13 @@ final class EventBuffer {
         return events[next]
     }
 
-    /// The event `distance` places after the next one to be taken, if the buffer holds it.
+    /// The record and zone number of the event `distance` places after the next one to be
+    /// taken, if the buffer holds it and it is a save (read in place: the event is not copied).
     @inline(__always)
-    func peek(ahead distance: Int) -> RawEvent? {
+    func savedRecord(ahead distance: Int) -> (RecordBlob, Int)? {
         let index = next + distance
-        return index < events.count ? events[index] : nil
+        guard index < events.count, case .recordSaved(let blob, let zone) = events[index] else { return nil }
+        return (blob, zone)
     }
 
     /// The number of events appended.

@@ -4,7 +4,8 @@ import CFerrySystem
 /// deletion by backward shift) of ``RecordBlob``s keyed by record name bytes. It owns its blobs
 /// and gives them back to its ``BlobAllocator``.
 ///
-/// No Swift strings or reference counting per record: this is replay's hot path.
+/// No Swift strings or reference counting per record, and no runtime exclusivity checks (one
+/// thread at a time uses a table): this is replay's hot path.
 final class RecordTable {
     /// A slot: the name's hash and the blob (`nil` when empty), side by side so a probe touches
     /// one cache line.
@@ -13,14 +14,14 @@ final class RecordTable {
         var blob: UnsafeMutableRawPointer?
     }
 
-    private var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
     /// Where the blobs come from and go back to.
     let allocator: BlobAllocator
-    private var mask: Int
+    @exclusivity(unchecked) private var mask: Int
     /// The number of records.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// ``sortedBlobs``, until the next change.
-    private var sortedCache: [RecordBlob]?
+    @exclusivity(unchecked) private var sortedCache: [RecordBlob]?
 
     init(allocator: BlobAllocator, capacity: Int = 8) {
         self.allocator = allocator
