@@ -154,9 +154,13 @@ extension JSONScanner {
     func keyBit(_ span: JSONKeyScratch.Span) -> UInt64 {
         let n = span.end - span.start
         guard n > 0 else { return 1 }
-        let mixed = UInt64(n) &* 0x9E37_79B9 ^ UInt64(base[span.start]) &* 0x0100_0193
-            ^ UInt64(base[span.start + n >> 1]) &* 0x2545_F491 ^ UInt64(base[span.end - 1])
-        return 1 << ((mixed ^ mixed >> 17 ^ mixed >> 31) % 63)
+        // The length, the first byte and the last two (`recordName` and `recordType` differ only
+        // there), one multiply, the top six bits (63 folded onto 62). The multiplier was picked
+        // so that the members of each of CloudKit's objects (record, field, stamp, zone ID,
+        // reference, asset, location, change response) get bits of their own.
+        let packed = UInt64(truncatingIfNeeded: n) | UInt64(base[span.start]) << 8
+            | UInt64(base[span.end - min(n, 2)]) << 16 | UInt64(base[span.end - 1]) << 24
+        return 1 << min((packed &* 0x9531_985D_5D9D_C9F9) >> 58, 62)
     }
 
     /// The filter bit that says an object had a key with escapes (whose bytes are not its value):
