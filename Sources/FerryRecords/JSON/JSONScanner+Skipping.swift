@@ -121,7 +121,7 @@ extension JSONScanner {
     @inlinable @inline(__always)
     mutating func validateString(from start: Int, to stop: Int, flags: UInt64) throws(RecordFormatError) {
         if flags & Self.escapeFlag != 0 {
-            _ = try unescape(from: start, to: stop)
+            try checkEscapedString(from: start, to: stop)
         } else if flags & Self.highFlag != 0 {
             try validateUTF8(from: start, to: stop)
         }
