@@ -101,7 +101,7 @@ struct Replay: ParsableCommand {
     @Option(help: ArgumentHelp("Database of the zones written to an archive: public, private or shared.", valueName: "NAME"))
     var database: String = "private"
 
-    @Option(help: "Threads decoding the history (default: one per core this process may use, at most 4; 0 decodes on the main thread).")
+    @Option(help: "Threads decoding the history (default: one more than the cores this process may use, at most 4; 0 decodes on the main thread).")
     var threads: Int?
 
     @Flag(help: "Print the summary (or, with --tokens-only, the tokens) as JSON.")

@@ -52,7 +52,8 @@ public final class Replayer {
         /// How histories are read.
         public var reader: ChangeLogReader.Configuration
         /// Threads decoding history lines while the replayer applies earlier ones; `nil` means one
-        /// per processor available (at most 4), 0 decodes on the calling thread. The result is the same.
+        /// more than the processors available (at most 4; one on a single processor), 0 decodes
+        /// on the calling thread. The result is the same.
         public var decodingThreads: Int?
 
         /// Creates a configuration.

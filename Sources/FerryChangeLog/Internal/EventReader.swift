@@ -122,9 +122,14 @@ final class EventReader: RawEventSource {
 
     deinit { workers?.drain() }
 
-    /// The number of workers worth running here: the processors available, at most `limit`.
+    /// The number of workers worth running here: one more than the processors available (the
+    /// applying thread is busy only part of the time, and waits whenever the next unit is not
+    /// decoded yet), at most `limit`; one on a single processor.
+    ///
+    /// On 2 cores, 2M events in saved responses replayed in 3.26–3.53 s with 3 workers against
+    /// 3.51–3.81 s with 2 (five alternating rounds).
     static func defaultThreads(limit: Int = 4) -> Int {
-        max(1, min(limit, Processors.available))
+        Processors.available > 1 ? min(limit, Processors.available + 1) : 1
     }
 
     var bytesRead: Int { finishedBytes + (framer?.bytesRead ?? 0) }
