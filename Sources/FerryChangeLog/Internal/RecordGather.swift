@@ -58,7 +58,9 @@ enum RecordGather {
         let stop = Flag()
         let helpers = DispatchGroup()
         for parity in 0..<2 {
-            DispatchQueue.global().async(group: helpers) {
+            // Queues of their own (each gets a thread): the global queue runs only as many
+            // blocks at once as there are cores, and the reference check may hold one.
+            DispatchQueue(label: "ferry.replay.gather-\(parity)").async(group: helpers) {
                 for k in stride(from: parity, to: chunks.count, by: 2) {
                     let buffer = buffers[k % 4]
                     buffer.free.wait()
