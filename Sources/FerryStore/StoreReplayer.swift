@@ -114,7 +114,7 @@ public final class StoreReplayer {
         // A new store only appends (the journal as changes come, the records at the end).
         let appends = kind == .missing || kind == .empty
         let storeConfiguration = RecordStore.Configuration(busyTimeout: configuration.busyTimeout,
-                                                           cacheMiB: appends ? StoreWriter.appendingCacheMiB : 256, mapsFile: false)
+                                                           cacheMiB: StoreWriter.cacheMiB(256, appending: appends), mapsFile: false)
         let store: RecordStore
         switch kind {
         case .missing, .empty:

@@ -75,6 +75,12 @@ public final class StoreWriter: RecordWriter {
     /// 4.5 s with 350 MB.
     public static let appendingCacheMiB = 16
 
+    /// The page cache for a load configured with `configured` MiB: at most
+    /// ``appendingCacheMiB`` when it only appends (a new store), else `configured`.
+    static func cacheMiB(_ configured: Int, appending: Bool) -> Int {
+        appending ? min(configured, appendingCacheMiB) : configured
+    }
+
     /// What an import did.
     public struct Statistics: Sendable, Equatable {
         /// Records created, modified, and left unchanged (saved again byte for byte).
@@ -131,7 +137,7 @@ public final class StoreWriter: RecordWriter {
         let appends = configuration.mode == .insert && (kind == .missing || kind == .empty)
         let storeConfiguration = RecordStore.Configuration(
             busyTimeout: configuration.busyTimeout,
-            cacheMiB: appends ? min(configuration.cacheMiB, Self.appendingCacheMiB) : configuration.cacheMiB, mapsFile: false)
+            cacheMiB: Self.cacheMiB(configuration.cacheMiB, appending: appends), mapsFile: false)
         switch kind {
         case .missing, .empty:
             isNewStore = true
