@@ -44,6 +44,7 @@ public struct Ferry: ParsableCommand {
     public static func main(_ arguments: [String]? = nil) -> Never {
         TemporaryFiles.installSignalHandlers()
         ProcessMemory.keepFreedMemoryForReuse()
+        ProcessMemory.reclaimAtExit()
         Glibc_exit(execute(arguments))
     }
 

@@ -192,6 +192,8 @@ struct Replay: ParsableCommand {
             }
             let seconds = clock.seconds
             summarize(replayer, seconds: seconds, phases: [("history", applied), ("checkAndWrite", seconds - applied)])
+            // Everything is committed: the state's mappings and blocks are left to the exit.
+            ProcessMemory.leaveForExit(replayer)
         } catch {
             progress.clear()
             output?.abandon()

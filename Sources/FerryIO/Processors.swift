@@ -37,4 +37,38 @@ public enum ProcessMemory {
     public static func keepFreedMemoryForReuse() {
         CFerrySystem_keepFreedMemory()
     }
+
+    /// Makes ``leaveForExit(_:)`` keep what it is given: for the `ferry` program, which exits
+    /// when its command returns. Call it once, at start-up; code running in a longer-lived
+    /// process (tests, a library user) leaves it off, and objects are freed as usual.
+    public static func reclaimAtExit() {
+        ExitReclaimed.shared.isOn = true
+    }
+
+    /// Keeps `object` alive until the process exits, when ``reclaimAtExit()`` was called; else
+    /// does nothing. For an object whose teardown only gives memory back — a replayed state holds
+    /// a mapping per input file and a block per record: unmapping and freeing them one by one
+    /// after the output is committed only delays the exit, which reclaims them all at once
+    /// (clang's `-disable-free` does the same).
+    public static func leaveForExit(_ object: AnyObject) {
+        ExitReclaimed.shared.keep(object)
+    }
+}
+
+/// The objects ``ProcessMemory/leaveForExit(_:)`` keeps (reachable from here, so leak checkers
+/// do not report them).
+private final class ExitReclaimed: @unchecked Sendable {
+    static let shared = ExitReclaimed()
+    private let lock = Lock()
+    private var kept: [AnyObject] = []
+    private var on = false
+
+    var isOn: Bool {
+        get { lock.withLock { on } }
+        set { lock.withLock { on = newValue } }
+    }
+
+    func keep(_ object: AnyObject) {
+        lock.withLock { if on { kept.append(object) } }
+    }
 }

@@ -10,6 +10,19 @@ import Glibc
         #expect(Processors.available <= Processors.online)
     }
 
+    /// Outside the `ferry` program (which calls `reclaimAtExit()`), what is left for the exit is
+    /// freed as usual: a test process or a library user does not accumulate it.
+    @Test func leftForExitIsFreedUnlessTheProgramAskedToKeepIt() {
+        final class Tracked {}
+        weak var watched: Tracked?
+        do {
+            let object = Tracked()
+            watched = object
+            ProcessMemory.leaveForExit(object)
+        }
+        #expect(watched == nil)
+    }
+
     #if canImport(Glibc)
     // glibc declares these only under _GNU_SOURCE, so the tests look them up by name.
     private typealias Affinity = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
