@@ -41,8 +41,8 @@ public enum ProcessMemory {
     /// Makes ``leaveForExit(_:)`` keep what it is given: for the `ferry` program, which exits
     /// when its command returns. Call it once, at start-up; code running in a longer-lived
     /// process (tests, a library user) leaves it off, and objects are freed as usual.
-    public static func reclaimAtExit() {
-        ExitReclaimed.shared.isOn = true
+    package static func reclaimAtExit() {
+        ExitReclaimed.shared.turnOn()
     }
 
     /// Keeps `object` alive until the process exits, when ``reclaimAtExit()`` was called; else
@@ -50,7 +50,7 @@ public enum ProcessMemory {
     /// a mapping per input file and a block per record: unmapping and freeing them one by one
     /// after the output is committed only delays the exit, which reclaims them all at once
     /// (clang's `-disable-free` does the same).
-    public static func leaveForExit(_ object: AnyObject) {
+    package static func leaveForExit(_ object: AnyObject) {
         ExitReclaimed.shared.keep(object)
     }
 }
@@ -63,9 +63,8 @@ private final class ExitReclaimed: @unchecked Sendable {
     private var kept: [AnyObject] = []
     private var on = false
 
-    var isOn: Bool {
-        get { lock.withLock { on } }
-        set { lock.withLock { on = newValue } }
+    func turnOn() {
+        lock.withLock { on = true }
     }
 
     func keep(_ object: AnyObject) {
