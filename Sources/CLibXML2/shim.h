@@ -12,11 +12,25 @@
 #include <libxml/xmlreader.h>
 #include <libxml/xmlwriter.h>
 #include <libxml/xmlschemas.h>
+#include <libxml/xmlschemastypes.h>
 #include <libxml/xmlerror.h>
 
 /// Frees memory libxml2 allocated (`xmlFree` is a macro or a function-pointer variable,
 /// depending on how libxml2 was built; Swift can call neither form directly everywhere).
 static inline void ferry_xmlFree(void *pointer) {
     xmlFree(pointer);
+}
+
+/// Builds libxml2's table of built-in schema types. libxml2 2.9 builds it lazily, unlocked, on the
+/// first schema parse, so two threads compiling their first schemas at once race: both build the
+/// table and one copy leaks (LeakSanitizer reports it) while the other thread may read a table
+/// being replaced. Called once, under Swift's once-only global initialisation, before any schema
+/// is parsed. libxml2 2.12 and later build the table in `xmlInitParser` and deprecate this call,
+/// which then returns at once.
+static inline void ferry_xmlSchemaInitTypes(void) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    xmlSchemaInitTypes();
+#pragma clang diagnostic pop
 }
 #endif

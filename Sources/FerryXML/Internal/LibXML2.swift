@@ -16,11 +16,13 @@ import Musl
 import Darwin
 #endif
 
-/// `xmlInitParser`, once per process, before any other libxml2 call; and an external entity
-/// loader that refuses everything, so that no document, DTD or schema can make libxml2 open a
-/// file or a URL, whatever options a caller passes.
+/// `xmlInitParser` and the built-in schema types, once per process, before any other libxml2
+/// call (libxml2 2.9 builds the types lazily and unlocked; see `ferry_xmlSchemaInitTypes`); and
+/// an external entity loader that refuses everything, so that no document, DTD or schema can make
+/// libxml2 open a file or a URL, whatever options a caller passes.
 private let libxml2Initialized: Bool = {
     xmlInitParser()
+    ferry_xmlSchemaInitTypes()
     xmlSetExternalEntityLoader(refusingEntityLoader)
     return true
 }()
