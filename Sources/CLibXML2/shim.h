@@ -25,8 +25,8 @@ static inline void ferry_xmlFree(void *pointer) {
 /// first schema parse, so two threads compiling their first schemas at once race: both build the
 /// table and one copy leaks (LeakSanitizer reports it) while the other thread may read a table
 /// being replaced. Called once, under Swift's once-only global initialisation, before any schema
-/// is parsed. libxml2 2.12 and later build the table in `xmlInitParser` and deprecate this call,
-/// which then returns at once.
+/// is parsed. Newer libxml2 releases deprecate this call (hence the pragma); calling it after the
+/// table is built does nothing.
 static inline void ferry_xmlSchemaInitTypes(void) {
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"
