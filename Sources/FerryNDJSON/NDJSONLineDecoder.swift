@@ -92,10 +92,13 @@ package struct NDJSONLineDecoder: Sendable {
         self.prefilter = prefilter
     }
 
-    /// Writes a rejected input to a rejects file as one line: verbatim, or, when it spans lines (an
-    /// entry of a pretty-printed document), as one compact line, so the rejects file stays NDJSON.
+    /// Writes a rejected input to a rejects file, followed by a line break: verbatim, or, when it
+    /// spans lines (an entry of a pretty-printed document) and is valid JSON, as one compact line,
+    /// so the rejects file stays NDJSON. Text that is not valid JSON is kept exactly, lines and
+    /// all: compaction can tell whitespace between tokens from whitespace in a string only in
+    /// valid JSON (past a string left open it would strip the spaces of every later string).
     package static func writeReject(_ raw: UnsafeRawBufferPointer, to rejects: ByteSink) throws {
-        if raw.contains(0x0A) {
+        if raw.contains(0x0A) && (try? RecordJSON.validate(raw)) != nil {
             // Its bytes as they were, only the whitespace between tokens gone.
             try rejects.write(JSONCompaction.compacted(raw))
         } else {

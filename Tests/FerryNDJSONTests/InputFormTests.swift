@@ -185,3 +185,56 @@ struct DocumentSplitTests {
         }
     }
 }
+
+@Suite("Rejected inputs are kept exactly")
+struct RejectedInputTests {
+    static let records = InputForms.records(seed: 11, count: 40)
+
+    /// A pretty-printed `records/query` response of ``records`` whose record `badAt` has a string
+    /// left open: its `recordName` value loses its closing quote, so the line ends inside it.
+    static func brokenResponse(badAt: Int) -> String {
+        let body = "{\"records\":[" + records.map(InputForms.compact).joined(separator: ",") + "]}"
+        var lines = InputForms.pretty(body).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let names = lines.indices.filter { lines[$0].contains("\"recordName\" : \"") }
+        let line = names[badAt]
+        lines[line] = String(lines[line].dropLast(lines[line].hasSuffix(",") ? 2 : 1)) + " and more"
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test("A response whose JSON breaks goes to the rejects file byte for byte, whole or cut into runs",
+          arguments: [false, true])
+    func brokenDocumentVerbatim(split: Bool) throws {
+        let text = Self.brokenResponse(badAt: 25)
+        let result = DocumentSplitTests().convert(text, split: split, skip: true)
+        #expect(result.failure == nil)
+        #expect(result.reports.count == 1)
+        // Nothing of it is lost: the rejects file holds the input exactly (and a line break).
+        #expect(result.rejects == text || result.rejects == text + "\n",
+                "rejects differ from the input: \(result.rejects.count) bytes against \(text.count)")
+    }
+
+    @Test("An NDJSON file whose first line is cut inside a string is read as lines, not as one document")
+    func cutFirstLine() throws {
+        let good = Self.records.map(InputForms.compact)
+        let first = String(good[0].prefix(30))
+        #expect(first.filter { $0 == "\"" }.count % 2 == 1, "the cut must fall inside a string")
+        let text = ([first] + good[1...]).joined(separator: "\n") + "\n"
+        let result = DocumentSplitTests().convert(text, split: false, skip: true)
+        #expect(result.failure == nil)
+        #expect(result.out.count == good.count - 1)
+        #expect(result.rejects == first + "\n")
+    }
+
+    @Test("A rejected multi-line entry is written as one compact line when it is valid JSON")
+    func validEntryCompacted() throws {
+        let entry = "{\n  \"a\" : \"x  y\",\n  \"b\" : [ 1, 2 ]\n}"
+        let sink = MemorySink()
+        try Array(entry.utf8).withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: sink) }
+        #expect(String(decoding: sink.bytes, as: UTF8.self) == "{\"a\":\"x  y\",\"b\":[1,2]}\n")
+        // Not valid JSON (a string left open across lines): kept as it was.
+        let broken = "{\n  \"a\" : \"x  y\n  \"b\" : [ 1, 2 ]\n}"
+        let brokenSink = MemorySink()
+        try Array(broken.utf8).withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: brokenSink) }
+        #expect(String(decoding: brokenSink.bytes, as: UTF8.self) == broken + "\n")
+    }
+}

@@ -175,8 +175,25 @@ public enum RecordJSON {
             try scanner.skipValueStructure()
             return false
         } catch {
-            return error.code == .truncated
+            // A line that stops inside a string is a line cut short, not the start of a document:
+            // a JSON string cannot go on past a line break.
+            return error.code == .truncated && !endsInsideString(line)
         }
+    }
+
+    /// Whether `line` ends inside a string: it has an odd number of quotes not escaped.
+    static func endsInsideString(_ line: UnsafeRawBufferPointer) -> Bool {
+        var inside = false, escaped = false
+        for byte in line {
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = inside
+            } else if byte == UInt8(ascii: "\"") {
+                inside.toggle()
+            }
+        }
+        return inside
     }
 
     /// Checks that `bytes` hold exactly one well-formed JSON value — structure, strings (escapes,
