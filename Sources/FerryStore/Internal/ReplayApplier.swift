@@ -53,12 +53,14 @@ final class ReplayApplier {
     /// A zone of the history (its name and owner, `''` for none), or the database (whose
     /// checkpoints cover the zones' creations, deletions and purges).
     struct ScopeKey: Hashable {
-        var name: String
-        var owner: String
+        /// By their bytes, as the store compares names (Swift strings take "é" and "e" + U+0301
+        /// for one).
+        var name: ExactName
+        var owner: ExactName
         var isDatabase = false
         init(_ zone: ZoneID) {
-            name = zone.zoneName
-            owner = zone.ownerRecordName ?? ""
+            name = ExactName(zone.zoneName)
+            owner = ExactName(zone.ownerRecordName ?? "")
         }
         static let database: ScopeKey = {
             var key = ScopeKey(ZoneID(zoneName: ""))
@@ -81,7 +83,12 @@ final class ReplayApplier {
     /// A live record by zone row id and name (for the cascade index).
     struct RecordKey: Hashable {
         var zone: Int64
-        var name: String
+        var name: ExactName
+
+        init(zone: Int64, name: String) {
+            self.zone = zone
+            self.name = ExactName(name)
+        }
     }
 
     let mutator: StoreMutator
@@ -322,10 +329,10 @@ final class ReplayApplier {
     }
 
     private func delete(_ key: RecordKey, zoneID: ZoneID, type: String?, item: ReplayItem) throws {
-        guard let body = try mutator.delete(key.name, zone: key.zone, recordType: type) else {
+        guard let body = try mutator.delete(key.name.string, zone: key.zone, recordType: type) else {
             // Restoring, a record created and deleted between two exports is known only by its deletion.
-            if restoresJournal { return mutator.journalEntry(.deleted, zone: key.zone, name: key.name, type: type) }
-            anomaly(.unknownRecordDeleted, item, zone: zoneID, record: key.name, "a delete of a record the store does not hold")
+            if restoresJournal { return mutator.journalEntry(.deleted, zone: key.zone, name: key.name.string, type: type) }
+            anomaly(.unknownRecordDeleted, item, zone: zoneID, record: key.name.string, "a delete of a record the store does not hold")
             return
         }
         guard cascade else { return }
@@ -334,7 +341,7 @@ final class ReplayApplier {
         while let target = work.popLast() {
             guard let dependents = referrers?.removeValue(forKey: target) else { continue }
             for dependent in dependents.sorted(by: { $0.name < $1.name }) {
-                guard let gone = try mutator.delete(dependent.name, zone: dependent.zone, recordType: nil) else { continue }
+                guard let gone = try mutator.delete(dependent.name.string, zone: dependent.zone, recordType: nil) else { continue }
                 try unindex(gone, of: dependent)
                 work.append(dependent)
             }

@@ -28,11 +28,19 @@ final class StoreMutator {
         var isDeleted: Bool
     }
 
-    /// Identifies a zone in the cache: database, name, owner (`''` for none).
+    /// Identifies a zone in the cache: database, name, owner (`''` for none), the names by their
+    /// bytes, as the store's columns compare them (not as Swift strings, which take "é" and "e" +
+    /// U+0301 for one).
     struct ZoneKey: Hashable {
         var database: Int64
-        var name: String
-        var owner: String
+        var name: ExactName
+        var owner: ExactName
+
+        init(database: Int64, name: String, owner: String) {
+            self.database = database
+            self.name = ExactName(name)
+            self.owner = ExactName(owner)
+        }
     }
 
     let connection: SQLiteConnection
@@ -88,8 +96,7 @@ final class StoreMutator {
     func zone(for zoneID: ZoneID?, database: Int64) throws -> Int64 {
         let zone = zoneID ?? .default
         // Histories and imports touch one zone for many records in a row.
-        if let last = lastZone, last.key.database == database, last.key.name == zone.zoneName,
-           last.key.owner == StoreCodec.ownerColumn(zone) {
+        if let last = lastZone, last.key == ZoneKey(database: database, name: zone.zoneName, owner: StoreCodec.ownerColumn(zone)) {
             return last.id
         }
         let key = ZoneKey(database: database, name: zone.zoneName, owner: StoreCodec.ownerColumn(zone))
@@ -102,8 +109,8 @@ final class StoreMutator {
     /// The row id of the live zone asked for last, when `zoneID` names it (no lookup).
     func lastLiveZone(_ zoneID: ZoneID?, database: Int64) -> Int64? {
         let zone = zoneID ?? .default
-        guard let last = lastZone, last.key.database == database, last.key.name == zone.zoneName,
-              last.key.owner == StoreCodec.ownerColumn(zone) else { return nil }
+        guard let last = lastZone, last.key == ZoneKey(database: database, name: zone.zoneName, owner: StoreCodec.ownerColumn(zone))
+        else { return nil }
         return last.id
     }
 
@@ -118,8 +125,8 @@ final class StoreMutator {
     private func loadZone(_ key: ZoneKey, zone: ZoneID, creating: Bool) throws -> ZoneEntry? {
         let find = try connection.prepare("SELECT id, is_deleted, zone_json FROM zones WHERE database_id = ?1 AND zone_name = ?2 AND owner_record_name = ?3")
         try find.bind(key.database, at: 1)
-        try find.bind(key.name, at: 2)
-        try find.bind(key.owner, at: 3)
+        try find.bind(key.name.string, at: 2)
+        try find.bind(key.owner.string, at: 3)
         var entry: ZoneEntry?
         if try find.step() {
             entry = ZoneEntry(id: find.int64(at: 0), zoneID: try StoreCodec.zoneID(fromJSON: find.textBytes(at: 2)),
@@ -143,8 +150,8 @@ final class StoreMutator {
             INSERT INTO zones (database_id, zone_name, owner_record_name, zone_type, zone_json) VALUES (?1, ?2, ?3, ?4, ?5)
             """)
         try insert.bind(key.database, at: 1)
-        try insert.bind(key.name, at: 2)
-        try insert.bind(key.owner, at: 3)
+        try insert.bind(key.name.string, at: 2)
+        try insert.bind(key.owner.string, at: 3)
         try insert.bind(zone.zoneType, at: 4)
         try insert.bind(StoreCodec.json(of: zone), at: 5)
         try insert.run()
@@ -496,7 +503,7 @@ final class StoreMutator {
 
     private func zoneDescription(_ id: Int64) -> String {
         guard let key = zonesByID[id] else { return "#\(id)" }
-        return "\(key.name)\(key.owner.isEmpty ? "" : " (owner \(key.owner))") of the \(StoreCodec.databaseName(key.database)) database"
+        return "\(key.name.string)\(key.owner.string.isEmpty ? "" : " (owner \(key.owner.string))") of the \(StoreCodec.databaseName(key.database)) database"
     }
 }
 
