@@ -68,11 +68,12 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     public var endIndex: Int { members.endIndex }
     public subscript(position: Int) -> Member { members[position] }
 
-    /// The value for `key`, or `nil`. Setting `nil` removes the member; setting a new key appends it.
+    /// The value for `key` (keys compare by their bytes), or `nil`. Setting `nil` removes the
+    /// member; setting a new key appends it.
     public subscript(key: String) -> JSONValue? {
-        get { members.first { $0.key == key }?.value }
+        get { members.first { ExactName.same($0.key, key) }?.value }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = members.firstIndex(where: { ExactName.same($0.key, key) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append(Member(key: key, value: newValue))

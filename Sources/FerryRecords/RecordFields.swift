@@ -1,4 +1,5 @@
-/// A record's fields in document order, looked up by name.
+/// A record's fields in document order, looked up by name: names compare by their bytes, as JSON
+/// keys do ("é" U+00E9 and "e" + U+0301 are two names, though equal as Swift strings).
 ///
 /// Records hold a handful of fields, so an ordered array with linear lookup is both faster than a
 /// dictionary and keeps the input's order for a faithful round trip.
@@ -29,11 +30,11 @@ public struct RecordFields: Hashable, Sendable, RandomAccessCollection, Expressi
     /// The field named `name`. Setting `nil` removes it; setting a new name appends it.
     public subscript(name: String) -> RecordField? {
         get {
-            for entry in entries where entry.name == name { return entry.field }
+            for entry in entries where ExactName.same(entry.name, name) { return entry.field }
             return nil
         }
         set {
-            if let index = entries.firstIndex(where: { $0.name == name }) {
+            if let index = entries.firstIndex(where: { ExactName.same($0.name, name) }) {
                 if let newValue { entries[index].field = newValue } else { entries.remove(at: index) }
             } else if let newValue {
                 entries.append(Entry(name: name, field: newValue))
@@ -42,5 +43,5 @@ public struct RecordFields: Hashable, Sendable, RandomAccessCollection, Expressi
     }
 
     /// The index of the field named `name`.
-    public func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
+    public func index(of name: String) -> Int? { entries.firstIndex { ExactName.same($0.name, name) } }
 }

@@ -276,12 +276,17 @@ struct RecordMemberOrderTests {
         #expect(spaced.recordName == "r" && spaced.recordType == "T" && spaced.zoneID?.zoneName == "z" && spaced.fields?.isEmpty == true)
     }
 
-    @Test("Field names equal as strings are duplicates, however few or many fields came before")
-    func canonicallyEqualNames() {
-        let pair = #""café":{"value":1,"type":"INT64"},"café":{"value":2,"type":"INT64"}"#
-        #expect(Self.failure(#"{"recordName":"r","fields":{\#(pair)}}"#) == .duplicateKey)
+    @Test("Field names equal as strings but not as bytes are two names; the same bytes twice are duplicates, however many fields came before")
+    func canonicallyEqualNames() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}" // equal as Swift strings, not as bytes
+        let pair = #""\#(composed)":{"value":1,"type":"INT64"},"\#(decomposed)":{"value":2,"type":"INT64"}"#
+        let repeated = #""\#(composed)":{"value":1,"type":"INT64"},"\#(composed)":{"value":2,"type":"INT64"}"#
         let many = (0..<40).map { #""f\#($0)":{"value":\#($0),"type":"INT64"}"# }.joined(separator: ",")
-        #expect(Self.failure(#"{"recordName":"r","fields":{\#(many),\#(pair)}}"#) == .duplicateKey)
+        for before in ["", many + ","] {
+            let record = try RecordJSON.decodeRecord(#"{"recordName":"r","fields":{\#(before)\#(pair)}}"#)
+            #expect(record.fields?.entries.suffix(2).map { Array($0.name.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)])
+            #expect(Self.failure(#"{"recordName":"r","fields":{\#(before)\#(repeated)}}"#) == .duplicateKey)
+        }
     }
 
     @Test("Plain ASCII field names of every length repeat exactly when their bytes do, before and past sixteen fields")
@@ -316,15 +321,20 @@ struct RecordMemberOrderTests {
         #expect(Self.failure(record(many + ["F19"])) == .duplicateKey)
     }
 
-    @Test("A plain name and a canonically equal one are duplicates in either order, escaped or not")
+    @Test("A plain name and its escaped spelling are duplicates in either order; a canonically equal one is another name")
     func plainAndCanonicalNames() {
-        let kelvin = "\u{212A}" // KELVIN SIGN, canonically equivalent to "K"
-        for (first, second) in [("K", kelvin), (kelvin, "K"), ("K", #"\u004B"#), (#"\u004B"#, "K"), ("xK", "x" + kelvin)] {
-            for before in [0, 2, 17] {
-                let fillers = (0..<before).map { #""f\#($0)":{"value":1}"# }
-                let text = #"{"recordName":"r","fields":{"# + (fillers + [#""\#(first)":{"value":1}"#, #""\#(second)":{"value":2}"#])
-                    .joined(separator: ",") + "}}"
-                #expect(Self.failure(text) == .duplicateKey, "\(first) then \(second), \(before) before")
+        let kelvin = "\u{212A}" // KELVIN SIGN, canonically equivalent to "K": other bytes, so another name
+        func text(_ first: String, _ second: String, after before: Int) -> String {
+            let fillers = (0..<before).map { #""f\#($0)":{"value":1}"# }
+            return #"{"recordName":"r","fields":{"# + (fillers + [#""\#(first)":{"value":1}"#, #""\#(second)":{"value":2}"#])
+                .joined(separator: ",") + "}}"
+        }
+        for before in [0, 2, 17] {
+            for (first, second) in [("K", #"\u004B"#), (#"\u004B"#, "K"), (kelvin, #"\u212A"#), ("xK", #"x\u004B"#)] {
+                #expect(Self.failure(text(first, second, after: before)) == .duplicateKey, "\(first) then \(second), \(before) before")
+            }
+            for (first, second) in [("K", kelvin), (kelvin, "K"), (#"\u004B"#, kelvin), ("xK", "x" + kelvin)] {
+                #expect(Self.failure(text(first, second, after: before)) == nil, "\(first) then \(second), \(before) before")
             }
         }
     }

@@ -722,7 +722,7 @@ package struct JSONScanner {
             while try nextMember(&first) {
                 let key = try readKey()
                 let keyString = key.string
-                if object.members.contains(where: { $0.key == keyString }) {
+                if object.members.contains(where: { ExactName.same($0.key, keyString) }) {
                     throw error(.duplicateKey, "expected each key once, found \"\(keyString)\" twice", at: key.offset)
                 }
                 object.append(key: keyString, value: try readValue())

@@ -75,7 +75,7 @@ extension JSONScanner {
     @inlinable
     mutating func readUnknown(_ key: JSONKey, into object: inout JSONObject) throws(RecordFormatError) {
         let name = key.string
-        for member in object.members where member.key == name { throw duplicate(key) }
+        for member in object.members where ExactName.same(member.key, name) { throw duplicate(key) }
         object.append(key: name, value: try readValue())
     }
 
@@ -365,13 +365,13 @@ extension JSONScanner {
             if fields.entries.count < 32 {
                 // Read in place: iterating the array would copy each entry (retaining its strings).
                 let repeated = fields.entries.withUnsafeBufferPointer { entries in
-                    for index in entries.indices where entries[index].name == name {
+                    for index in entries.indices where ExactName.same(entries[index].name, name) {
                         return true
                     }
                     return false
                 }
                 if repeated { throw duplicate(key) }
-            } else if fields.entries.contains(where: { $0.name == name }) {
+            } else if fields.entries.contains(where: { ExactName.same($0.name, name) }) {
                 throw duplicate(key)
             }
             fields.entries.append(RecordFields.Entry(name: name, field: try decodeField(named: name)))

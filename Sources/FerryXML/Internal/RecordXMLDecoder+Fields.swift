@@ -31,7 +31,7 @@ extension RecordXMLDecoder {
                 throw decoder.error(.unexpectedContent, "expected \(expected) in <fields>, found <\(name.text)>", c)
             }
             // Names are unique, as in JSON (a record has a handful of fields).
-            if fields.entries.contains(where: { $0.name == entry.name }) {
+            if fields.index(of: entry.name) != nil {
                 throw decoder.error(.unexpectedContent, "expected each field name once, found \"\(entry.name)\" twice", c, attribute: "name")
             }
             fields.entries.append(entry)
