@@ -10,7 +10,8 @@ struct Diff: ParsableCommand {
         discussion: """
         A and B are anything Ferry reads: NDJSON (gzip recognized), saved CloudKit responses, \
         archives. Records are matched by zone (name and owner) and recordName and compared as JSON \
-        values: key order does not matter, numbers compare by value. For each changed record the \
+        values: key order does not matter, numbers compare by their exact value (an integer and a \
+        fraction differ). For each changed record the \
         fields and system keys that differ are named. A record given twice in one input counts as \
         its last version.
 

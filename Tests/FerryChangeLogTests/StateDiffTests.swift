@@ -84,3 +84,32 @@ struct StateDiffTests {
         #expect(different.onlyInA.count == 1)
     }
 }
+
+/// `ferry diff` compares numbers kept as JSON by their exact decimal value, never rounded to a
+/// double, and tells an integer from a fraction (they read back as INT64 and DOUBLE).
+@Suite("diff compares numbers exactly")
+struct ExactNumberEqualityTests {
+    static func equal(_ a: String, _ b: String) -> Bool {
+        JSONEquality.equal(JSONNumber(text: a), JSONNumber(text: b))
+    }
+
+    @Test("The same value written differently is equal")
+    func sameValue() {
+        for (a, b) in [("1", "1"), ("10", "010"), ("-0", "0"), ("1.5", "1.50"), ("1.5", "15e-1"), ("0.1e1", "1.0"),
+                       ("1e400", "10e399"), ("-2.5E+3", "-2500.0"), ("1.00000000000000000001", "100000000000000000001e-20"),
+                       ("123456789012345678901234567890", "123456789012345678901234567890")] {
+            #expect(Self.equal(a, b), "\(a) and \(b)")
+            #expect(Self.equal(b, a), "\(b) and \(a)")
+        }
+    }
+
+    @Test("Values a double cannot tell apart are different")
+    func differentValues() {
+        for (a, b) in [("1e400", "2e400"), ("1e-400", "0.0"), ("1e-400", "0"), ("1.00000000000000000001", "1.0"),
+                       ("9007199254740993", "9007199254740992"), ("1e401", "1e400"), ("0.1", "0.10000000000000001"),
+                       ("1", "1.0"), ("100", "1e2"), ("-0.0", "0.0"), ("1.5", "-1.5")] {
+            #expect(!Self.equal(a, b), "\(a) and \(b)")
+            #expect(!Self.equal(b, a), "\(b) and \(a)")
+        }
+    }
+}

@@ -14,6 +14,8 @@ struct ReaderErrorTests {
         ("<record recordName=\"a\"><fields><int64 name=\"n\">1.5</int64></fields></record>", .invalidValue, 3, 32, "expected a 64-bit integer for <int64>, found \"1.5\""),
         ("<record recordName=\"a\"><fields><int64 name=\"n\">9223372036854775808</int64></fields></record>", .invalidValue, 3, 32, "64-bit"),
         ("<record recordName=\"a\"><fields><double name=\"d\">0x1p3</double></fields></record>", .invalidValue, 3, 32, "expected a number"),
+        ("<record recordName=\"a\"><fields><double name=\"d\">1e400</double></fields></record>", .invalidValue, 3, 32, "within the range of a double"),
+        ("<record recordName=\"a\"><fields><double name=\"d\">-2e308</double></fields></record>", .invalidValue, 3, 32, "within the range of a double"),
         ("<record recordName=\"a\">\n  <created timestamp=\"1\" date=\"2000-01-01T00:00:00.000Z\"/>\n</record>", .invalidValue, 4, 26, "date=\"1970-01-01T00:00:00.001Z\""),
         ("<record recordName=\"a\" deleted=\"yes\"/>", .invalidValue, 3, 24, "deleted=\"true\" or \"false\""),
         ("<record recordName=\"a\" colour=\"red\"/>", .unexpectedContent, 3, 24, "colour"),

@@ -211,6 +211,11 @@ final class RecordXMLDecoder {
             }
         }
         if valid && digits > 0, let value = Double(String(decoding: t, as: UTF8.self)) {
+            // A decimal past the largest double is an error, as in JSON, not INF (which has its spelling).
+            guard value.isFinite else {
+                throw error(.invalidValue, "expected a number within the range of a double for \(what()), found \"\(Self.describe(bytes))\"",
+                            node, attribute: attribute())
+            }
             return value
         }
         throw error(.invalidValue, "expected a number for \(what()), found \"\(Self.describe(bytes))\"", node, attribute: attribute())
