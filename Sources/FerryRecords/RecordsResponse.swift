@@ -21,6 +21,8 @@ public struct RecordsResponse: Sendable {
     public var syncToken: String?
     /// `moreComing` of a change page.
     public var moreComing: Bool?
+    /// `zoneID` of a `records/changes` page of one zone (its records that name no zone are in it).
+    public var zoneID: ZoneID? = nil
     /// The other members of the response.
     public var unknownKeys: JSONObject
 }

@@ -40,10 +40,11 @@ enum SavedResponses {
         {
           "records" : [
             \(record("l1")),
-            { "recordName" : "l2", "reason" : "Record not found", "serverErrorCode" : "NOT_FOUND" }
+            { "recordName" : "l2", "reason" : "Record not found", "serverErrorCode" : "NOT_FOUND" },
+            { "recordName" : "l3", "recordType" : "Message", "reason" : "Changed on the server", "serverErrorCode" : "CONFLICT" }
           ]
         }
-        """, ["l1"], 1),
+        """, ["l1"], 2),
         ("records/modify", """
         {
           "records" : [
@@ -61,6 +62,16 @@ enum SavedResponses {
           "moreComing" : false
         }
         """, ["c1"], 0),
+        ("records/changes of one zone", """
+        {
+          "zoneID" : \(zone),
+          "records" : [
+            \(record("c2", zone: false))
+          ],
+          "syncToken" : "T2",
+          "moreComing" : false
+        }
+        """, ["c2"], 0),
         ("changes/zone", """
         {
           "zones" : [
@@ -125,9 +136,11 @@ struct ResponseShapeTests {
         if let expected = entry.records {
             #expect(names == expected)
             #expect(stderr.contains("\(entry.rejects) rejected"), "\(stderr)")
+            if shape == "changes/zone" || shape == "records/changes of one zone" {
+                // Records inherit the zone of the zone entry, or of the response, they came in.
+                #expect(try records(at: out).allSatisfy { $0.zoneID?.zoneName == "Chats" && $0.zoneID?.ownerRecordName == "_9f4c2a7e1b3d5f60" })
+            }
             if shape == "changes/zone" {
-                // Records inherit the zone of the zone entry they came in.
-                #expect(try records(at: out).allSatisfy { $0.zoneID?.zoneName == "Chats" })
                 #expect(stderr.contains("ZONE_NOT_FOUND") && stderr.contains("Gone"), "\(stderr)")
             }
         } else {

@@ -287,7 +287,17 @@ extension JSONScanner {
                 default: response.unknownKeys.members.append(member)
                 }
             }
-            if members.seen != 0 {
+            // A `records/changes` page of one zone names it beside its records; records that name no
+            // zone of their own are in it, as those of a `changes/zone` entry are in the entry's.
+            if members.seen == RecordKey.zoneID.rawValue, let zoneID = record.zoneID {
+                response.zoneID = zoneID
+                for index in response.entries.indices {
+                    if case .record(var entry) = response.entries[index].content, entry.zoneID == nil {
+                        entry.zoneID = zoneID
+                        response.entries[index].content = .record(entry)
+                    }
+                }
+            } else if members.seen != 0 {
                 throw error(.wrongType, "expected either a record or a response with \"records\", found an object with both record keys and \"records\"", at: objectStart)
             }
             return .response(response)
@@ -519,7 +529,9 @@ private struct RecordMembers {
     var hasName: Bool { decoded & RecordKey.recordName.rawValue != 0 }
     /// Whether the object is a per-record error entry if it has a `serverErrorCode`: it has no
     /// name, or neither `fields` nor `recordType`.
-    var mayBeErrorEntry: Bool { !hasName || seen & (RecordKey.fields.rawValue | RecordKey.recordType.rawValue) == 0 }
+    /// Whether a `serverErrorCode` makes this an error entry: it has no `fields` (CloudKit's error
+    /// entries name a record, and may name its type; replay reads them alike).
+    var mayBeErrorEntry: Bool { !hasName || seen & RecordKey.fields.rawValue == 0 }
 }
 
 extension RecordJSON {

@@ -120,6 +120,7 @@ package struct RecordSummaryScanner {
         var isDeleted = false
         var errorCode: String?
         var reason: String?
+        var sawFields = false
         var first = true
         while try s.nextMember(&first) {
             let key = try s.readKey(recordingIn: &scratch, from: mark)
@@ -133,7 +134,9 @@ package struct RecordSummaryScanner {
             var known = Self.member(key, in: text)
             if key.isEscaped { known = Self.member(named: try s.string(key)) }
             switch known {
-            case .fields: try scanFields(&s, in: text)
+            case .fields:
+                sawFields = true
+                try scanFields(&s, in: text)
             case .recordName: summary.name = try readString(&s, "recordName")
             case .recordType: summary.type = try readString(&s, "recordType")
             case .zoneID: (summary.zoneID, summary.zoneIndex) = try readIndexedZone(&s, in: text)
@@ -153,7 +156,8 @@ package struct RecordSummaryScanner {
         }
         summary.json = start..<s.position
         summary.hasWhitespace = s.sawWhitespace
-        if let errorCode {
+        // An entry with a `serverErrorCode` and no `fields` is an error entry, as `convert` reads it.
+        if let errorCode, !sawFields {
             summary.kind = .error(code: errorCode, reason: reason)
         } else if summary.name == nil {
             throw s.error(.missingKey, "expected key \"recordName\" in the record, found none", at: start)
