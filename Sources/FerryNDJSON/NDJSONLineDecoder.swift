@@ -76,8 +76,9 @@ package enum NDJSONLineItem {
     /// An input that is not a record: the error (byte offset and, when known, column within the
     /// line) and the bytes that go to a rejects file.
     case reject(RecordFormatError, raw: UnsafeRawBufferPointer)
-    /// A response that lists zones and holds no records (`zones/list`, `changes/database`, …).
-    case zoneListing(ZonesResponse)
+    /// A response that lists zones and holds no records (`zones/list`, `changes/database`, …), and
+    /// the byte offset where it starts (as an error's, within the text decoded).
+    case zoneListing(ZonesResponse, offset: Int)
 }
 
 /// Decodes one NDJSON line — a record dictionary, a CKWS response, a per-record error entry, or
@@ -308,7 +309,7 @@ package struct NDJSONLineDecoder: Sendable {
             try take(entries, zone: nil, line: line, emit, positionKnown: positionKnown)
         case .zones(var response):
             guard response.carriesRecords else {
-                try emit(.zoneListing(response))
+                try emit(.zoneListing(response, offset: start))
                 return
             }
             for index in response.entries.indices {

@@ -238,3 +238,34 @@ struct RejectedInputTests {
         #expect(String(decoding: brokenSink.bytes, as: UTF8.self) == broken + "\n")
     }
 }
+
+@Suite("Zone listings are placed where they start")
+struct ZoneListingPositionTests {
+    @Test("Each listing of a file of pretty-printed responses is given the line it starts on, by the reader and the parallel converter")
+    func listingLines() throws {
+        let query = InputForms.pretty("{\"records\":[" + InputForms.records(seed: 3, count: 4).map(InputForms.compact).joined(separator: ",") + "]}")
+        let list = InputForms.pretty(#"{"zones":[{"zoneID":{"zoneName":"A"},"syncToken":"S"}]}"#)
+        let changes = InputForms.pretty(#"{"zones":[{"zoneID":{"zoneName":"B"}}],"syncToken":"D","moreComing":false}"#)
+        let text = [query, list, changes].joined(separator: "\n") + "\n"
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let starts = lines.indices.filter { lines[$0] == "{" }.map { $0 + 1 }
+        #expect(starts.count == 3)
+
+        let reader = NDJSONReader(source: MemorySource(Array(text.utf8), name: "multi.json", chunkSize: 97))
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        #expect(count == 4)
+        #expect(reader.zoneListings.map(\.line) == Array(starts[1...]))
+
+        var seen: [Int] = []
+        var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: "multi.json", chunkSize: 97)
+        let converter = NDJSONParallelConverter(
+            sources: {
+                defer { given = nil }
+                return given
+            }, destination: .encodedLines { _, _ in }, configuration: .init(threads: 2, chunkSize: 4096))
+        converter.onZoneListing = { seen.append($0.line) }
+        _ = try converter.run()
+        #expect(seen == Array(starts[1...]))
+    }
+}

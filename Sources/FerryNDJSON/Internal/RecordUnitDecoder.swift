@@ -247,6 +247,8 @@ package struct RecordUnitDecoder: Sendable {
                     error.line = position.line
                     error.column = position.column
                     located = .reject(error, raw: raw)
+                } else if case .zoneListing(_, let start) = located {
+                    line = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + start).line
                 }
                 if try !handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
             }
@@ -303,7 +305,7 @@ package struct RecordUnitDecoder: Sendable {
             result.events.append(.init(kind: .reject(error, raw: Array(raw)), line: line, localIndex: localIndex,
                                        recordsBefore: result.keptCount))
             if failsFast { throw Stop() }
-        case .zoneListing(let response):
+        case .zoneListing(let response, _):
             result.events.append(.init(kind: .zoneListing(response), line: line, localIndex: localIndex - 1,
                                        recordsBefore: result.keptCount))
             return false
