@@ -75,7 +75,7 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var predicateInput: PredicateInput
 
-    @Option(help: ArgumentHelp("Database of the records written to an archive: public, private or shared.", valueName: "NAME"))
+    @Option(help: ArgumentHelp("Database the records go into, in an archive or a store: public, private or shared (records read from an archive or a store keep theirs).", valueName: "NAME"))
     var database: String = "private"
 
     @Option(help: ArgumentHelp("With an archive output: add every file of this folder as an asset, named by its fileChecksum (an extracted archive's assets/ works as is).", valueName: "DIR"))

@@ -24,6 +24,14 @@ public final class StoreRecordReader: RecordReader {
 
     private var query = StoreQuery()
     private var execution: QueryExecution?
+    /// The database of each zone, by row id (read with the first record).
+    private var zoneDatabases: [Int64: Int64] = [:]
+
+    /// The database (`public`, `private`, `shared`) of the record ``next()`` returned last.
+    public var currentDatabase: String? {
+        guard let execution, let database = zoneDatabases[execution.zoneRowID] else { return nil }
+        return StoreCodec.databaseName(database)
+    }
     private var isReading = false
 
     /// Opens the store at `path` for reading.
@@ -49,6 +57,8 @@ public final class StoreRecordReader: RecordReader {
         if execution == nil {
             isReading = true
             try store.connection.execute("BEGIN")
+            let zones = try store.connection.prepare("SELECT id, database_id FROM zones")
+            while try zones.step() { zoneDatabases[zones.int64(at: 0)] = zones.int64(at: 1) }
             execution = try QueryExecution(plan: QueryPlan(query), connection: store.connection)
         }
         guard let execution, recordCount < (query.limit ?? Int.max), try execution.next() else {
@@ -107,7 +117,7 @@ public final class StoreRecordSource: RecordSource {
         defer { count() }
         while var record = try reader.next() {
             guard try pipeline.transform(&record, filterMatched: true, source: name, recordIndex: reader.recordIndex) else { continue }
-            guard try pipeline.take(record) else { return }
+            guard try pipeline.take(record, database: reader.currentDatabase) else { return }
             if pipeline.wantsProgress && reader.recordCount & 0x3FF == 0 { count() }
         }
         if reader.evaluationFailures > 0 {

@@ -212,6 +212,35 @@ struct StoreCommandTests {
         #expect(try RecordStore(path: restored).journalCount() == before)
     }
 
+    @Test("A store's records go into an archive under the database they are in")
+    func archiveKeepsDatabases() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite", archive = directory + "/s.tar.gz", back = directory + "/back.sqlite"
+        let line = { (text: String) in #"{"recordName":"r","recordType":"T","zoneID":{"zoneName":"Z","ownerRecordName":"_o"},"fields":{"copy":{"value":"\#(text)","type":"STRING"}}}"# }
+        try write(line("private copy") + "\n", to: directory + "/p.ndjson")
+        try write(line("shared copy") + "\n", to: directory + "/s.ndjson")
+        #expect(Ferry.execute(["convert", directory + "/p.ndjson", store, "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", directory + "/s.ndjson", store, "--database", "shared", "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", store, archive, "--quiet"]) == 0)
+        #expect(Ferry.execute(["verify", archive, "--quiet"]) == 0)
+        let reader = try ArchiveReader(source: InputFile(path: archive))
+        var placed: [String] = []
+        while let entry = try reader.nextRecord() {
+            placed.append("\(entry.database ?? "-"): \(entry.record[field: "copy"].map { "\($0)" } ?? "-")")
+        }
+        #expect(placed.sorted() == ["private: string(\"private copy\")", "shared: string(\"shared copy\")"], "\(placed)")
+        // Imported into another store, each record lands in its database again.
+        #expect(Ferry.execute(["convert", "/dev/null", back, "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", archive, back, "--mode", "upsert", "--quiet"]) == 0)
+        let zones = try RecordStore(path: back).zones().map { "\($0.database) \($0.zoneID.zoneName)" }.sorted()
+        #expect(zones == ["private Z", "shared Z"])
+        #expect(try records(at: { () throws -> String in
+            let out = directory + "/back.ndjson"
+            _ = Ferry.execute(["convert", back, out, "--quiet"])
+            return out
+        }()).count == 2)
+    }
+
     @Test("replay --into, inspect, verify and --changes-since work together")
     func replayIntoAndChanges() throws {
         let directory = scratchDirectory()

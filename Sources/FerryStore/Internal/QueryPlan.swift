@@ -56,7 +56,7 @@ struct QueryPlan {
             conditions.append(condition)
             parameters += values
         }
-        var sql = "SELECT r.id, r.body" + sortExpressions.map { ", " + $0 }.joined() + " FROM records r"
+        var sql = "SELECT r.id, r.body" + sortExpressions.map { ", " + $0 }.joined() + ", r.zone_id FROM records r"
         if !conditions.isEmpty {
             if sortExpressions.isEmpty && query.limit == nil && query.cursor == nil {
                 // All matches in stored order: the ids are found first, by whatever index serves the
@@ -184,6 +184,8 @@ final class QueryExecution {
     var rowID: Int64 { statement.int64(at: 0) }
     /// The current row's record JSON (valid until the next call).
     var body: UnsafeRawBufferPointer { statement.textBytes(at: 1) }
+    /// The current row's zone (its row id).
+    var zoneRowID: Int64 { statement.int64(at: Int32(plan.sortExpressions.count + 2)) }
     /// The current row's sort values.
     var sortValues: [SQLValue] { (0..<plan.sortExpressions.count).map { statement.value(at: Int32($0 + 2)) } }
 
