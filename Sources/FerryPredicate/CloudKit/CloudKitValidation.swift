@@ -37,6 +37,14 @@ public struct CloudKitValidation: Hashable, Sendable {
         case tokenMatches
         /// BETWEEN needs two single-value bounds `{low, high}`.
         case betweenBounds
+        /// A date CloudKit's TIMESTAMP (whole milliseconds since 1970 in 64 bits) cannot hold: out of
+        /// range, or compared for equality with a fraction of a millisecond.
+        case timestamp
+        /// A list of values mixing CloudKit types (integers with doubles are fine), or holding nil
+        /// or another list.
+        case listType
+        /// A comparison with nil: CloudKit's values are never nil.
+        case nilValue
         /// `ANY list CONTAINS value` is documented as list membership, but in memory it tests each
         /// element for a substring (warning).
         case quantifiedContains
