@@ -30,13 +30,15 @@ struct CloudKitFilterTranslator {
             for operand in operands { try visit(operand) }
         case .comparison(let comparison): try leaf(comparison, negated: false)
         case .not(.comparison(let comparison), _): try leaf(comparison, negated: true)
+        case .not(.not(let inner, _), _): try visit(inner)
+        case .not(.constant(let value), _): try visit(.constant(!value))
         default:
             throw PredicateError(.cloudKit, "this predicate has no CloudKit filter form; run check --cloudkit for the reasons")
         }
     }
 
     private func fieldKey(_ name: String) -> (String, String) {
-        if let system = Self.systemFieldNames[name] { return ("systemFieldName", system) }
+        if let system = CloudKitFieldValue.systemFields[name] { return ("systemFieldName", system.name) }
         return ("fieldName", name)
     }
 

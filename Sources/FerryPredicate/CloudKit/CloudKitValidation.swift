@@ -4,7 +4,7 @@ public struct CloudKitValidation: Hashable, Sendable {
     public enum Rule: String, Hashable, Sendable, CaseIterable {
         /// OR / `||` is not supported.
         case or
-        /// ALL and NONE (`NOT ANY`) are not supported.
+        /// ALL is not supported (NONE, `NOT ANY`, is: it negates a list test).
         case allOrNone
         /// ENDSWITH, LIKE, MATCHES, UTI-*, custom selectors.
         case unsupportedOperator
@@ -12,7 +12,7 @@ public struct CloudKitValidation: Hashable, Sendable {
         case stringContains
         /// Key paths with `.` or `@`.
         case keyPath
-        /// NOT over an AND, BETWEEN, full-text search, location query or ordering.
+        /// NOT over an AND, an OR, BETWEEN, full-text search, location query or ordering.
         case notOperand
         /// SUBQUERY, FUNCTION, TERNARY, arithmetic, bitwise, `[ ]`, variables, casts of fields.
         case unsupportedExpression

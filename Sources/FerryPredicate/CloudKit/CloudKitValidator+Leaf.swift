@@ -27,6 +27,18 @@ extension CloudKitValidator {
 
         var isNegatable: Bool { [.equality, .inList, .beginsWith, .listContains, .listContainsAny, .listBeginsWith].contains(self) }
 
+        /// Why CloudKit cannot take NOT over this kind: Apple's rule where it names it, else the
+        /// Web Services API's missing comparator.
+        var notReason: String {
+            switch self {
+            case .between: "CloudKit does not support NOT over BETWEEN (Apple's CKQuery rules)"
+            case .fullText: "CloudKit does not support NOT in a full-text (tokenized) search (Apple's CKQuery rules)"
+            case .location: "CloudKit does not support NOT with distanceToLocation:fromLocation: (Apple's CKQuery rules)"
+            default:
+                "CloudKit Web Services has no negated ordering comparator, and NOT a > 1 is not a <= 1: a record without the field matches the first and not the second (write the opposite comparison if records always have the field)"
+            }
+        }
+
         var name: String {
             switch self {
             case .equality: "an equality"
