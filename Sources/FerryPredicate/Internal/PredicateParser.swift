@@ -559,6 +559,7 @@ struct PredicateParser {
         defer { leave() }
         advance()
         _ = try expect(.leftParen, "'(' after CAST")
+        let valueSpan = current.span
         let value = try parseExpression()
         _ = try expect(.comma, "',' after the CAST value")
         guard case .string(let type) = current.kind else {
@@ -566,6 +567,14 @@ struct PredicateParser {
         }
         advance()
         _ = try expect(.rightParen, "')' closing CAST")
+        // A constant cast to NSDate must be a number of seconds since 2001 (or a date): any other
+        // constant fails every evaluation, so it is refused here.
+        if type == "NSDate", value.isConstant, value.numberValue == nil {
+            if case .date = value {} else {
+                throw PredicateError.expected("a number of seconds since 2001 for CAST to NSDate (or {\"$date\": …} in --args)",
+                                              found: value.expressionFormat, at: valueSpan)
+            }
+        }
         return PredicateExpression.cast(value, to: type)
     }
 
