@@ -206,8 +206,10 @@ extension PredicateCommand {
             abstract: "Print a predicate's canonical text (Apple's predicateFormat).",
             discussion: """
             Parses the predicate as NSPredicate(format:) does, with the --args substituted for %K \
-            and %@, and prints it as Apple's predicateFormat prints it. Exits 1, with the position \
-            and what was expected, when it does not parse.
+            and %@, and prints it as Apple's predicateFormat prints it. The text parses back to the \
+            same predicate. Exits 1, with the position and what was expected, when it does not \
+            parse, and exits 1 naming the key when a %K argument holds a key the format language \
+            cannot write (such as "a-b" or "my key": keys are letters, digits and _).
 
             Examples:
               ferry predicate format 'name=="Zoë"&&count>3'
@@ -222,7 +224,12 @@ extension PredicateCommand {
         @OptionGroup var input: PredicateInput
 
         func run() throws {
-            print(try parsePredicate(predicate, arguments: try input.arguments()).predicateFormat)
+            let parsed = try parsePredicate(predicate, arguments: try input.arguments())
+            do {
+                print(try parsed.canonicalText())
+            } catch {
+                throw CommandFailure(message: error.rendered())
+            }
         }
     }
 

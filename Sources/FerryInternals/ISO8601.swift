@@ -147,6 +147,22 @@ package enum ISO8601 {
         return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + ms
     }
 
+    // MARK: Milliseconds
+
+    /// Milliseconds since 1970 for `seconds` since 1970 held in a `Double` (as Apple's `Date`
+    /// holds it), snapped to the whole millisecond when within a microsecond of one.
+    ///
+    /// A `Double` of seconds cannot hold most whole milliseconds exactly (`.001` is a binary
+    /// fraction), so `seconds * 1000` lands a hair off the millisecond the date was written as;
+    /// snapping gives that millisecond back. A date further than a microsecond from a whole
+    /// millisecond keeps its fraction. Infinite and NaN stay as they are.
+    @inlinable
+    package static func milliseconds(seconds: Double) -> Double {
+        let ms = seconds * 1000
+        let whole = ms.rounded()
+        return (ms - whole).magnitude < 0.001 ? whole : ms
+    }
+
     // MARK: Lenient
 
     /// Seconds since 1970 for `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fff]]` with `Z` or `±HH[:]MM`

@@ -46,7 +46,7 @@ extension PredicateExpression {
         case .bool(let flag): self = .integer(flag ? 1 : 0)
         case .string(let text): self = .string(text)
         case .number(let number):
-            if let exact = number.int64Value { self = .integer(exact) } else { self = .number(number.doubleValue) }
+            if let exact = number.int64Value { self = .integer(exact) } else { self = .number(try Self.finite(number)) }
         case .array(let items):
             var out: [PredicateExpression] = []
             out.reserveCapacity(items.count)
@@ -64,6 +64,16 @@ extension PredicateExpression {
                                      expected: "a value", found: "a JSON object")
             }
         }
+    }
+
+    /// The value of a JSON number argument, which must be finite as a number literal must be
+    /// (`1e400` is infinite as a `Double`, and no text writes infinity).
+    static func finite(_ number: JSONNumber) throws(PredicateError) -> Double {
+        let value = number.doubleValue
+        guard value.isFinite else {
+            throw PredicateError(.argument, "expected a finite number, found \(number.text)", expected: "a finite number", found: number.text)
+        }
+        return value
     }
 
     /// The expression a format specifier stands for, given its argument.
@@ -103,7 +113,7 @@ extension PredicateExpression {
                     }
                     return .integer(exact)
                 }
-                number = n.doubleValue
+                number = try Self.finite(n)
             case .bool(let flag): number = flag ? 1 : 0
             default:
                 throw PredicateError(.argument, "expected a number for \(specifier), found \(argument.kindDescription)",

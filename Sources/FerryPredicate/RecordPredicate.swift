@@ -42,9 +42,30 @@ public indirect enum RecordPredicate: Hashable, Sendable {
     }
 
     /// Apple's `predicateFormat`: the canonical text of this predicate.
+    ///
+    /// A key that came from a `%K` argument and that the format language cannot write (`a-b`,
+    /// `my key`, `#a`) is printed as it is, so that text does not parse back;
+    /// ``canonicalText()`` refuses such a predicate instead.
     public var predicateFormat: String {
         var printer = PredicatePrinter()
         printer.write(self)
+        return printer.output
+    }
+
+    /// The canonical text (``predicateFormat``), which parses back to this same predicate.
+    ///
+    /// - Throws: ``PredicateError`` with code ``PredicateError/Code-swift.enum/argument`` naming
+    ///   the first key path component the format language has no way to write (it has no
+    ///   escape for characters such as `-`, space, `#` or `:` in a key; `#` only escapes reserved
+    ///   words), or a number that is not finite.
+    public func canonicalText() throws(PredicateError) -> String {
+        var printer = PredicatePrinter()
+        printer.write(self)
+        if let unwritable = printer.unwritable {
+            throw PredicateError(.argument,
+                                 "\(unwritable) cannot be written in predicate format syntax, so no text parses back to this predicate (a key is letters, digits and _, or @name; #word escapes a reserved word)",
+                                 expected: "a key the format language can write", found: unwritable)
+        }
         return printer.output
     }
 

@@ -159,6 +159,52 @@ struct PredicateCommandTests {
         #expect(out == "team.key == \"frc7332\" AND type IN {\"a\", \"b\"}\n")
     }
 
+    @Test("format exits 1 naming a key or number it cannot write as text that parses back", arguments: [
+        ("%K == 1", #"["a-b"]"#, #""a-b""#),
+        ("%K == 1", #"["my key"]"#, #""my key""#),
+        ("%K == 1", ##"["#a"]"##, ##""#a""##),
+        ("%K == 1", #"["distanceToLocation:fromLocation:"]"#, "distanceToLocation:fromLocation:"),
+        ("x > %@", "[1e400]", "finite number"),
+    ])
+    func formatRefuses(_ entry: (String, String, String)) throws {
+        let (code, out, err) = try runBinary(["predicate", "format", entry.0, "--args", entry.1])
+        #expect(code == 1)
+        #expect(out.isEmpty)
+        #expect(err.contains(entry.2), "\(err)")
+    }
+
+    @Test("check refuses a string cast to NSDate, which every evaluation would fail")
+    func checkStringDateCast() throws {
+        let (code, _, err) = try runBinary(["predicate", "check", #"t > CAST("2017-01-01", "NSDate")"#])
+        #expect(code == 1)
+        #expect(err.contains("CAST to NSDate"), "\(err)")
+    }
+
+    @Test("check --cloudkit and filterby refuse out-of-range dates, mixed lists and nil; NOT ANY translates and splits", arguments: [
+        ("x > CAST(1e20, \"NSDate\")", "[timestamp]"),
+        ("x IN {1, \"a\"}", "[listType]"),
+        ("a == nil", "[nilValue]"),
+        ("creationDate > \"x\"", "[typeMismatch]"),
+    ])
+    func cloudKitValues(_ entry: (String, String)) throws {
+        let (code, _, err) = try runBinary(["predicate", "check", "--cloudkit", entry.0])
+        #expect(code == 1)
+        #expect(err.contains(entry.1), "\(err)")
+        let (filterCode, out, _) = try runBinary(["predicate", "filterby", entry.0])
+        #expect(filterCode == 1)
+        #expect(out.isEmpty)
+    }
+
+    @Test("NOT ANY is accepted, translated and split")
+    func notAny() throws {
+        let (code, out, _) = try runBinary(["predicate", "filterby", "NOT ANY favoriteColors = 'red'"])
+        #expect(code == 0)
+        #expect(try JSONValue(parsing: out).arrayValue?.first?["comparator"] == .string("NOT_LIST_CONTAINS"))
+        let (split, queries, _) = try runBinary(["predicate", "split", "--cloudkit", "NOT ANY tags IN {'a', 'b'} OR NOT ANY tags BEGINSWITH 'r'"])
+        #expect(split == 0)
+        #expect(queries == "NOT ANY tags IN {\"a\", \"b\"}\nNOT ANY tags BEGINSWITH \"r\"\n")
+    }
+
     @Test("format and eval substitute %K inside dotted key paths")
     func keyPathArguments() throws {
         let (code, out, _) = try runBinary(["predicate", "format", "ANY %K.%K == %@", "--args", #"["teams", "key", "frc7332"]"#])

@@ -32,6 +32,15 @@ struct CloudKitTests {
         "NOT name IN {'a'}",
         "NOT name BEGINSWITH 'a'",
         "NOT tags CONTAINS 'a'",
+        "NONE tags == 'a'",
+        "NOT ANY tags == 'a'",
+        "NOT ANY tags IN {'a', 'b'}",
+        "NOT ANY tags BEGINSWITH 'a'",
+        "NOT ANY {'a', 'b'} = name",
+        "NOT ANY {'a', 'b'} IN tags",
+        "NOT NOT name == 'x'",
+        "NOT TRUEPREDICATE",
+        "NOT NOT NOT name IN {'a'}",
         "name == 'x' AND count > 2 && flag == 1",
         "recordID == %@",
         "creationDate > %@",
@@ -53,7 +62,6 @@ struct CloudKitTests {
         ("a == 1 OR b == 2", .or, 8),
         ("a == 1 || b == 2", .or, 8),
         ("ALL tags == 'x'", .allOrNone, 1),
-        ("NONE tags == 'x'", .allOrNone, 1),
         ("name ENDSWITH 'x'", .unsupportedOperator, 6),
         ("name LIKE 'x*'", .unsupportedOperator, 6),
         ("name MATCHES 'x.*'", .unsupportedOperator, 6),
@@ -104,8 +112,21 @@ struct CloudKitTests {
         ("age BETWEEN {nil, 3}", .betweenBounds, 13),
         ("age BETWEEN {0, {1, 10}}", .betweenBounds, 13),
         ("ALL tokenize(5, 'Cdl') IN allTokens", .tokenMatches, 1),
+        ("NOT NOT a > 1 AND NOT NOT NOT a < 1", .notOperand, 27),
+        ("NOT (a == 1 OR b == 2)", .notOperand, 1),
         ("ALL tags IN {\((0..<251).map(String.init).joined(separator: ", "))}", .allOrNone, 1),
     ]
+
+    @Test("NOT over an ordering is rejected for the real reason: no negated comparator, and missing fields")
+    func notOrderingReason() throws {
+        let validation = try RecordPredicate(parsing: "NOT a > 1").validateForCloudKit()
+        let reason = try #require(validation.reasons.first)
+        #expect(reason.rule == .notOperand)
+        #expect(reason.message.contains("no negated ordering comparator"), "\(reason)")
+        #expect(reason.message.contains("without the field"), "\(reason)")
+        let between = try RecordPredicate(parsing: "NOT a BETWEEN {1, 2}").validateForCloudKit()
+        #expect(between.reasons.first?.message.contains("Apple's CKQuery rules") == true, "\(between.reasons)")
+    }
 
     @Test("A rejected comparison with the constant on the left suggests the field-first spelling")
     func mirroredHint() throws {
@@ -310,6 +331,14 @@ struct CloudKitTests {
         ("name IN %@", #"[["a", "b"]]"#, #"[{"comparator":"IN","fieldName":"name","fieldValue":{"value":["a","b"],"type":"STRING_LIST"}}]"#),
         ("NOT count IN {1, 2}", nil, #"[{"comparator":"NOT_IN","fieldName":"count","fieldValue":{"value":[1,2],"type":"INT64_LIST"}}]"#),
         ("NOT name == 'x'", nil, #"[{"comparator":"NOT_EQUALS","fieldName":"name","fieldValue":{"value":"x","type":"STRING"}}]"#),
+        ("NOT NOT name == 'x'", nil, #"[{"comparator":"EQUALS","fieldName":"name","fieldValue":{"value":"x","type":"STRING"}}]"#),
+        ("NOT FALSEPREDICATE AND a == 1", nil, #"[{"comparator":"EQUALS","fieldName":"a","fieldValue":{"value":1,"type":"INT64"}}]"#),
+        ("NOT ANY tags == 'a'", nil, #"[{"comparator":"NOT_LIST_CONTAINS","fieldName":"tags","fieldValue":{"value":"a","type":"STRING"}}]"#),
+        ("NONE tags IN {'a', 'b'}", nil,
+         #"[{"comparator":"NOT_LIST_CONTAINS_ANY","fieldName":"tags","fieldValue":{"value":["a","b"],"type":"STRING_LIST"}}]"#),
+        ("NOT ANY tags BEGINSWITH 'a'", nil,
+         #"[{"comparator":"NOT_LIST_MEMBER_BEGINS_WITH","fieldName":"tags","fieldValue":{"value":"a","type":"STRING"}}]"#),
+        ("NOT ANY {'a', 'b'} = name", nil, #"[{"comparator":"NOT_IN","fieldName":"name","fieldValue":{"value":["a","b"],"type":"STRING_LIST"}}]"#),
         ("tags CONTAINS 'a'", nil, #"[{"comparator":"LIST_CONTAINS","fieldName":"tags","fieldValue":{"value":"a","type":"STRING"}}]"#),
         ("'a' IN tags", nil, #"[{"comparator":"LIST_CONTAINS","fieldName":"tags","fieldValue":{"value":"a","type":"STRING"}}]"#),
         ("ANY tags == 'a'", nil, #"[{"comparator":"LIST_CONTAINS","fieldName":"tags","fieldValue":{"value":"a","type":"STRING"}}]"#),

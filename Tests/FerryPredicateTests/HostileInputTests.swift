@@ -56,6 +56,29 @@ struct HostileInputTests {
         #expect(try RecordPredicate(parsing: orText).compile().evaluate(.object(object)))
     }
 
+    @Test("A 100,000-component key path parses into one flat key path and prints back",
+          arguments: ["", "$t.", "a[0].", "SUBQUERY(s, $x, $x == 1)."])
+    func longKeyPath(_ prefix: String) throws {
+        let components = (0..<100_000).map { "k\($0 % 7)" }
+        let text = prefix + components.joined(separator: ".") + " == 1"
+        let predicate = try RecordPredicate(parsing: text)
+        guard case .comparison(let comparison) = predicate else {
+            Issue.record("expected a comparison")
+            return
+        }
+        switch comparison.left {
+        case .keyPath(let parsed): #expect(parsed == components)
+        case .member(_, let parsed): #expect(parsed == components)
+        default: Issue.record("expected one key path, found \(comparison.left)")
+        }
+        #expect(predicate.predicateFormat == text)
+        if prefix.isEmpty {
+            #expect(try predicate.compile().evaluate(.object([:])) == false)
+            let viaArguments = try RecordPredicate(parsing: "%K.%K == 1", arguments: [.string("k0"), .string(components.dropFirst().joined(separator: "."))])
+            #expect(viaArguments.predicateFormat == text)
+        }
+    }
+
     @Test("A 100,000-term arithmetic chain stops at the nesting limit")
     func longArithmeticChain() {
         let text = (0..<100_000).map { _ in "a" }.joined(separator: " + ") + " == 1"

@@ -162,6 +162,14 @@ enum ParseTable {
         .bad("a == {,}", "expected an expression"),
         .bad("a == CAST(1)", "',' after the CAST value"),
         .bad("a == CAST(1, NSDate)", "type name string"),
+        .bad("a == CAST('2017-01-01', 'NSDate')", "a number of seconds since 2001 for CAST to NSDate"),
+        .bad("a == CAST(nil, 'NSDate')", "found nil"),
+        .bad("a == CAST(%@, 'NSDate')", "for CAST to NSDate", args: #"["2017-01-01"]"#),
+        .bad("a > %@", "expected a finite number, found 1e400", args: "[1e400]"),
+        .bad("a > %f", "expected a finite number", args: "[-1e400]"),
+        .bad("a > %@", "expected a finite number", args: "[[1, 1e400]]"),
+        .bad("a > %@", "finite number of seconds", args: #"[{"$date": 1e400}]"#),
+        .bad("a > %@", "finite numbers", args: #"[{"$location": [1e400, 0]}]"#),
     ]
 
     /// Compounds, precedence and parentheses (reference: Grammar, Canonical text).

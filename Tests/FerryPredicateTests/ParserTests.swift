@@ -34,6 +34,44 @@ struct ParserTests {
         }
     }
 
+    static let unwritableKeys: [(String, String, String)] = [
+        ("%K == 1", "a-b", "a-b"),
+        ("%K == 1", "#a", "#a"),
+        ("%K == 1", "my key", "my key"),
+        ("%K == 1", "distanceToLocation:fromLocation:", "distanceToLocation:fromLocation:"),
+        ("%K == 1", "%K", "%K"),
+        ("%K == 1", "a.b-c.d", "b-c"),
+        ("a.%K == 1", "x y", "x y"),
+        ("$t.%K == 1", "é-", "é-"),
+        ("SUBQUERY(s, $x, $x.%K == 1).@count > 0", "(", "("),
+    ]
+
+    @Test("canonicalText refuses a key the format language cannot write, and names it", arguments: unwritableKeys)
+    func unwritableKey(_ entry: (String, String, String)) throws {
+        let predicate = try RecordPredicate(parsing: entry.0, arguments: [.string(entry.1)])
+        do {
+            let text = try predicate.canonicalText()
+            Issue.record("expected an error, printed \(text)")
+        } catch {
+            #expect(error.code == .argument)
+            #expect(error.message.contains("\"\(entry.2)\""), "\(error.message)")
+        }
+    }
+
+    @Test("Keys that need #, or are @names or non-ASCII, print as text that parses back to the same key",
+          arguments: ["in", "SELF", "0x", "9", "@count", "café", "名前", "_a", "a.in.b", "first.last", "TOKENMATCHES", "UTI"])
+    func writableKey(_ key: String) throws {
+        let predicate = try RecordPredicate(parsing: "%K == 1", arguments: [.string(key)])
+        let text = try predicate.canonicalText()
+        #expect(try RecordPredicate(parsing: text) == predicate, "\(text)")
+    }
+
+    @Test("canonicalText refuses a number that is not finite")
+    func infiniteNumber() {
+        let predicate = RecordPredicate.comparison(PredicateComparison(.keyPath(["x"]), .greaterThan, .double(.infinity)))
+        #expect(throws: PredicateError.self) { try predicate.canonicalText() }
+    }
+
     @Test("Errors point at the line and column of the offending text", arguments: ParseTable.positions)
     func errorPosition(_ entry: (String, Int, Int)) {
         do {

@@ -10,6 +10,8 @@ struct TreeGenerator {
     mutating func pick<T>(_ items: [T]) -> T { items[int(items.count)] }
 
     static let keys = ["a", "name", "Tags", "x_1", "café", "first", "in", "size", "count", "名前", "SELF2"]
+    /// Keys a `%K` argument can hold but the format language cannot write.
+    static let oddKeys = ["a-b", "#a", "my key", "distanceToLocation:fromLocation:", "x:", "", "(", "%K", "@", "a.b"]
     static let scalars: [String] = ["a", "Z", " ", "\"", "'", "\\", "\n", "\t", "\u{0}", "é", "🚢", "%", "@", "*", "?", "\u{7F}", "\r", "e\u{301}"]
 
     mutating func string() -> String {
@@ -25,8 +27,22 @@ struct TreeGenerator {
         }
     }
 
+    /// Dates around whole milliseconds, with fractions of one, and beyond what 64-bit milliseconds hold.
+    mutating func date() -> PredicateExpression {
+        let seconds: Double = switch int(4) {
+        case 0: 736_257_600 + Double(int(3000)) / 1000
+        case 1: 736_257_600.0005 + Double(int(3))
+        case 2: pick([1e20, -1e20, 9.3e15, 1e300])
+        default: double()
+        }
+        return .date(secondsSinceReferenceDate: seconds)
+    }
+
     mutating func constant() -> PredicateExpression {
-        switch int(9) {
+        switch int(11) {
+        case 9: return date()
+        // Lists mixing kinds: integers with doubles, strings, dates, nil.
+        case 10: return .aggregate((0..<int(4)).map { _ in pick([.integer(Int64(int(10))), .number(double()), .string(string()), date(), .null]) })
         case 0: return .string(string())
         case 1: return .integer(Int64(bitPattern: g.next()) >> Int64(int(64)))
         case 2: return .number(double())
@@ -40,7 +56,7 @@ struct TreeGenerator {
     }
 
     mutating func keyPath() -> PredicateExpression {
-        var components = (0..<(1 + int(3))).map { _ in pick(Self.keys) }
+        var components = (0..<(1 + int(3))).map { _ in int(8) == 0 ? pick(Self.oddKeys) : pick(Self.keys) }
         if int(4) == 0 { components.append(pick(["@count", "@sum", "@avg"])) }
         return .keyPath(components)
     }
@@ -110,7 +126,15 @@ struct PropertyTests {
         var generator = TreeGenerator(g: SeededGenerator(seed: UInt64(batch) &* 7919 &+ 1))
         for _ in 0..<100 {
             let tree = generator.predicate(4)
-            let text = tree.predicateFormat
+            let text: String
+            do {
+                text = try tree.canonicalText()
+            } catch {
+                // Only a key the language cannot write is refused, and the error names it.
+                let odd = TreeGenerator.oddKeys.contains { error.message.contains("the key \"\($0)\"") }
+                #expect(odd, "\(error.message)\nfrom tree \(tree)")
+                continue
+            }
             let parsed: RecordPredicate
             do {
                 parsed = try RecordPredicate(parsing: text)

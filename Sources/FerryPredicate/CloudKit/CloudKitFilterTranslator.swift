@@ -3,11 +3,6 @@ import FerryRecords
 /// Translates an accepted predicate into CKWS `query.filterBy` JSON (reference: "Mapping to
 /// CloudKit Web Services filters").
 struct CloudKitFilterTranslator {
-    static let systemFieldNames: [String: String] = [
-        "recordID": "recordName", "creationDate": "createdTimestamp", "modificationDate": "modifiedTimestamp",
-        "creatorUserRecordID": "createdUserRecordName", "lastModifiedUserRecordID": "modifiedUserRecordName",
-    ]
-
     var filters: [JSONValue] = []
     var tokens: [String] = []
     var tokenLeaves = 0
@@ -35,13 +30,15 @@ struct CloudKitFilterTranslator {
             for operand in operands { try visit(operand) }
         case .comparison(let comparison): try leaf(comparison, negated: false)
         case .not(.comparison(let comparison), _): try leaf(comparison, negated: true)
+        case .not(.not(let inner, _), _): try visit(inner)
+        case .not(.constant(let value), _): try visit(.constant(!value))
         default:
             throw PredicateError(.cloudKit, "this predicate has no CloudKit filter form; run check --cloudkit for the reasons")
         }
     }
 
     private func fieldKey(_ name: String) -> (String, String) {
-        if let system = Self.systemFieldNames[name] { return ("systemFieldName", system) }
+        if let system = CloudKitFieldValue.systemFields[name] { return ("systemFieldName", system.name) }
         return ("fieldName", name)
     }
 
@@ -76,16 +73,15 @@ struct CloudKitFilterTranslator {
                 distance: radius)
         case .equality, .ordering, .beginsWith, .inList, .between:
             let (field, constant) = try fieldAndConstant(c)
-            let isSystem = Self.systemFieldNames[field] != nil
             switch (kind, c.operator) {
             case (.between, _):
                 guard case .aggregate(let bounds) = constant, bounds.count == 2 else { throw unsubstituted() }
-                add("GREATER_THAN_OR_EQUALS", field: field, value: try typed(bounds[0], system: isSystem))
-                add("LESS_THAN_OR_EQUALS", field: field, value: try typed(bounds[1], system: isSystem))
+                add("GREATER_THAN_OR_EQUALS", field: field, value: try typed(bounds[0], field: field, rounding: .up))
+                add("LESS_THAN_OR_EQUALS", field: field, value: try typed(bounds[1], field: field, rounding: .down))
             case (.inList, _):
-                add(negated ? "NOT_IN" : "IN", field: field, value: try typed(constant, system: isSystem))
+                add(negated ? "NOT_IN" : "IN", field: field, value: try typed(constant, field: field))
             case (.beginsWith, _):
-                add(negated ? "NOT_BEGINS_WITH" : "BEGINS_WITH", field: field, value: try typed(constant, system: isSystem))
+                add(negated ? "NOT_BEGINS_WITH" : "BEGINS_WITH", field: field, value: try typed(constant, field: field))
             default:
                 var comparator = switch c.operator {
                 case .equalTo: "EQUALS"
@@ -96,17 +92,18 @@ struct CloudKitFilterTranslator {
                 default: "GREATER_THAN_OR_EQUALS"
                 }
                 if negated { comparator = comparator == "EQUALS" ? "NOT_EQUALS" : "EQUALS" }
-                add(comparator, field: field, value: try typed(constant, system: isSystem))
+                let rounding = kind == .ordering ? CloudKitFieldValue.Rounding(c.operator) : .exact
+                add(comparator, field: field, value: try typed(constant, field: field, rounding: rounding))
             }
         case .listContains:
             let (field, constant) = try fieldAndConstant(c)
-            add(negated ? "NOT_LIST_CONTAINS" : "LIST_CONTAINS", field: field, value: try typed(constant, system: false))
+            add(negated ? "NOT_LIST_CONTAINS" : "LIST_CONTAINS", field: field, value: try typed(constant, field: field))
         case .listContainsAny:
             let (field, constant) = try fieldAndConstant(c)
-            add(negated ? "NOT_LIST_CONTAINS_ANY" : "LIST_CONTAINS_ANY", field: field, value: try typed(constant, system: false))
+            add(negated ? "NOT_LIST_CONTAINS_ANY" : "LIST_CONTAINS_ANY", field: field, value: try typed(constant, field: field))
         case .listBeginsWith:
             let (field, constant) = try fieldAndConstant(c)
-            add(negated ? "NOT_LIST_MEMBER_BEGINS_WITH" : "LIST_MEMBER_BEGINS_WITH", field: field, value: try typed(constant, system: false))
+            add(negated ? "NOT_LIST_MEMBER_BEGINS_WITH" : "LIST_MEMBER_BEGINS_WITH", field: field, value: try typed(constant, field: field))
         }
     }
 
@@ -120,36 +117,15 @@ struct CloudKitFilterTranslator {
         PredicateError(.argument, "the predicate still has format specifiers; give arguments to translate it to filterBy")
     }
 
-    /// `{"value": …, "type": …}` for a constant.
-    private func typed(_ constant: PredicateExpression, system: Bool) throws(PredicateError) -> JSONValue {
-        let (value, type) = try raw(constant, system: system)
-        return .object(["value": value, "type": .string(type)])
-    }
-
-    private func raw(_ constant: PredicateExpression, system: Bool) throws(PredicateError) -> (JSONValue, String) {
-        switch constant {
-        case .string(let s) where system: return (.object(["recordName": .string(s)]), "REFERENCE")
-        case .string(let s): return (.string(s), "STRING")
-        case .integer(let i): return (.number(JSONNumber(i)), "INT64")
-        case .double(let d): return (.number(JSONNumber(d)), "DOUBLE")
-        case .date(let seconds):
-            let ms = ((seconds + PredicateExpression.referenceDateOffset) * 1000).rounded()
-            return (.number(JSONNumber(Int64(exactly: ms) ?? 0)), "TIMESTAMP")
-        case .reference(let name): return (.object(["recordName": .string(name), "action": .string("NONE")]), "REFERENCE")
-        case .location(let lat, let lon):
-            return (.object(["latitude": .number(JSONNumber(lat)), "longitude": .number(JSONNumber(lon))]), "LOCATION")
-        case .null: return (.null, "STRING")
-        case .aggregate(let items):
-            var values: [JSONValue] = []
-            var elementType = "STRING"
-            for (i, item) in items.enumerated() {
-                let (v, t) = try raw(item, system: system)
-                if i == 0 { elementType = t }
-                values.append(v)
+    /// `{"value": …, "type": …}` for a constant compared with `field` (see ``CloudKitFieldValue``).
+    private func typed(_ constant: PredicateExpression, field: String, rounding: CloudKitFieldValue.Rounding = .exact) throws(PredicateError) -> JSONValue {
+        do throws(CloudKitFieldValue.Problem) {
+            return try CloudKitFieldValue.encode(constant, field: field, rounding: rounding)
+        } catch {
+            switch error {
+            case .notConstant: throw unsubstituted()
+            case .rejected(let rule, let message): throw PredicateError(.cloudKit, "CloudKit would reject this predicate: \(message) [\(rule.rawValue)]")
             }
-            return (.array(values), elementType + "_LIST")
-        default:
-            throw unsubstituted()
         }
     }
 }

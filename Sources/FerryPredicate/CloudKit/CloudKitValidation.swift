@@ -4,7 +4,7 @@ public struct CloudKitValidation: Hashable, Sendable {
     public enum Rule: String, Hashable, Sendable, CaseIterable {
         /// OR / `||` is not supported.
         case or
-        /// ALL and NONE (`NOT ANY`) are not supported.
+        /// ALL is not supported (NONE, `NOT ANY`, is: it negates a list test).
         case allOrNone
         /// ENDSWITH, LIKE, MATCHES, UTI-*, custom selectors.
         case unsupportedOperator
@@ -12,7 +12,7 @@ public struct CloudKitValidation: Hashable, Sendable {
         case stringContains
         /// Key paths with `.` or `@`.
         case keyPath
-        /// NOT over an AND, BETWEEN, full-text search, location query or ordering.
+        /// NOT over an AND, an OR, BETWEEN, full-text search, location query or ordering.
         case notOperand
         /// SUBQUERY, FUNCTION, TERNARY, arithmetic, bitwise, `[ ]`, variables, casts of fields.
         case unsupportedExpression
@@ -37,6 +37,14 @@ public struct CloudKitValidation: Hashable, Sendable {
         case tokenMatches
         /// BETWEEN needs two single-value bounds `{low, high}`.
         case betweenBounds
+        /// A date CloudKit's TIMESTAMP (whole milliseconds since 1970 in 64 bits) cannot hold: out of
+        /// range, or compared for equality with a fraction of a millisecond.
+        case timestamp
+        /// A list of values mixing CloudKit types (integers with doubles are fine), or holding nil
+        /// or another list.
+        case listType
+        /// A comparison with nil: CloudKit's values are never nil.
+        case nilValue
         /// `ANY list CONTAINS value` is documented as list membership, but in memory it tests each
         /// element for a substring (warning).
         case quantifiedContains

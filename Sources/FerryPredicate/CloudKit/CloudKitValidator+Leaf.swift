@@ -27,6 +27,18 @@ extension CloudKitValidator {
 
         var isNegatable: Bool { [.equality, .inList, .beginsWith, .listContains, .listContainsAny, .listBeginsWith].contains(self) }
 
+        /// Why CloudKit cannot take NOT over this kind: Apple's rule where it names it, else the
+        /// Web Services API's missing comparator.
+        var notReason: String {
+            switch self {
+            case .between: "CloudKit does not support NOT over BETWEEN (Apple's CKQuery rules)"
+            case .fullText: "CloudKit does not support NOT in a full-text (tokenized) search (Apple's CKQuery rules)"
+            case .location: "CloudKit does not support NOT with distanceToLocation:fromLocation: (Apple's CKQuery rules)"
+            default:
+                "CloudKit Web Services has no negated ordering comparator, and NOT a > 1 is not a <= 1: a record without the field matches the first and not the second (write the opposite comparison if records always have the field)"
+            }
+        }
+
         var name: String {
             switch self {
             case .equality: "an equality"
@@ -43,7 +55,46 @@ extension CloudKitValidator {
         }
     }
 
+    /// The kind of a comparison CloudKit accepts, after checking that its constant has a CloudKit
+    /// field value; `nil` (with the reasons recorded) when CloudKit rejects it.
     mutating func leaf(_ c: PredicateComparison) -> LeafKind? {
+        let kind = classify(c)
+        if let kind { checkValues(c, kind: kind) }
+        return kind
+    }
+
+    /// Records why the constant of an accepted comparison has no CloudKit field value (nil, a
+    /// mixed list, a system field compared with another type, a date TIMESTAMP cannot hold),
+    /// rounding dates as the translator does (``CloudKitFieldValue/Rounding``).
+    private mutating func checkValues(_ c: PredicateComparison, kind: LeafKind) {
+        let field: String, constant: PredicateExpression, span: SourceSpan
+        if case .keyPath(let path) = c.left, path.count == 1 {
+            (field, constant, span) = (path[0], c.right, c.rightSpan)
+        } else if case .keyPath(let path) = c.right, path.count == 1 {
+            (field, constant, span) = (path[0], c.left, c.leftSpan)
+        } else {
+            return
+        }
+        switch kind {
+        case .fullText, .location: return
+        case .ordering: checkValue(constant, field: field, rounding: .init(c.operator), span: span)
+        case .between:
+            guard case .aggregate(let bounds) = constant, bounds.count == 2 else { return }
+            checkValue(bounds[0], field: field, rounding: .up, span: span)
+            checkValue(bounds[1], field: field, rounding: .down, span: span)
+        default: checkValue(constant, field: field, rounding: .exact, span: span)
+        }
+    }
+
+    private mutating func checkValue(_ constant: PredicateExpression, field: String, rounding: CloudKitFieldValue.Rounding, span: SourceSpan) {
+        do throws(CloudKitFieldValue.Problem) {
+            _ = try CloudKitFieldValue.encode(constant, field: field, rounding: rounding)
+        } catch {
+            if case .rejected(let rule, let message) = error { reject(rule, message, span) }
+        }
+    }
+
+    private mutating func classify(_ c: PredicateComparison) -> LeafKind? {
         if Self.isTokenizeSearch(c) { return tokenizeLeaf(c) }
         var isBlocked = false
         if c.quantifier == .all {

@@ -56,21 +56,21 @@ struct CloudKitValidator {
             for operand in operands { visit(operand) }
         case .not(let operand, let span):
             switch operand {
+            // NOT NOT p is p; NOT TRUEPREDICATE is FALSEPREDICATE: exact rewrites, as translated.
+            case .not(let inner, _): visit(inner)
+            case .constant: break
             case .comparison(let comparison):
-                if comparison.quantifier == .any {
-                    reject(.allOrNone, "CloudKit does not support NONE (NOT ANY)", span)
-                    _ = leaf(comparison)
-                    return
-                }
+                // NOT ANY (NONE) is the negation of a list test: NOT_LIST_CONTAINS,
+                // NOT_LIST_CONTAINS_ANY, NOT_LIST_MEMBER_BEGINS_WITH; CKQuery rules out only ALL.
                 let kind = leaf(comparison)
                 if let kind, !kind.isNegatable {
-                    reject(.notOperand, "CloudKit supports NOT only over an equality, IN, BEGINSWITH or list-membership comparison, not over \(kind.name)", span)
+                    reject(.notOperand, kind.notReason, span)
                 }
             case .and:
                 reject(.notOperand, "CloudKit does not support NOT over an AND (ferry predicate split rewrites it as one query per negated operand)", span)
                 visit(operand)
-            default:
-                reject(.notOperand, "CloudKit supports NOT only over a single comparison", span)
+            case .or:
+                reject(.notOperand, "CloudKit has no OR, under NOT too (ferry predicate split rewrites NOT (p OR q) as NOT p AND NOT q)", span)
                 visit(operand)
             }
         }

@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryRecords
 
 /// A comparison's right side prepared once when it is a constant: folded strings, LIKE
@@ -67,7 +68,7 @@ enum ComparisonSemantics {
         case (.string(let a), .string(let b)):
             return options.isEmpty || options == [.normalized] || options == [.localeSensitive]
                 ? a == b : StringMatching.fold(a, options) == StringMatching.fold(b, options)
-        case (.date(let a), .date(let b)): return a == b
+        case (.date(let a), .date(let b)): return compareDates(a, b) == 0
         case (.reference(let a), .reference(let b)): return a == b
         case (.reference(let a), .string(let b)), (.string(let b), .reference(let a)): return a == b
         case (.location(let a1, let a2), .location(let b1, let b2)): return a1 == b1 && a2 == b2
@@ -77,6 +78,15 @@ enum ComparisonSemantics {
         case (.record(let a), .record(let b)): return a.recordName == b.recordName && a.zoneName == b.zoneName
         default: return false
         }
+    }
+
+    /// Dates (seconds since 1970) compare by their milliseconds (``ISO8601/milliseconds(seconds:)``),
+    /// as CloudKit's TIMESTAMPs do: a date written to the millisecond equals the TIMESTAMP of that
+    /// millisecond, so evaluation agrees with the filterBy translation.
+    static func compareDates(_ a: Double, _ b: Double) -> Int {
+        var x = ISO8601.milliseconds(seconds: a), y = ISO8601.milliseconds(seconds: b)
+        if !x.isFinite || !y.isFinite { (x, y) = (a, b) }
+        return x < y ? -1 : x == y ? 0 : 1
     }
 
     /// Ordering of like kinds; `nil` when either side is nil; an error for unlike kinds.
@@ -91,7 +101,7 @@ enum ComparisonSemantics {
         case (.string(let a), .string(let b)):
             let x = StringMatching.fold(a, options), y = StringMatching.fold(b, options)
             return x < y ? -1 : x == y ? 0 : 1
-        case (.date(let a), .date(let b)): return a < b ? -1 : a == b ? 0 : 1
+        case (.date(let a), .date(let b)): return compareDates(a, b)
         default:
             throw PredicateError.evaluation("cannot order \(lhs.kindName) against \(rhs.kindName)")
         }

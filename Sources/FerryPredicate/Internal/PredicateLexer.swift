@@ -50,15 +50,15 @@ struct PredicateLexer {
 
     private var mark: (offset: Int, line: Int, column: Int) { (position, line, column) }
 
-    private static func isIdentifierStart(_ byte: UInt8) -> Bool {
+    static func isIdentifierStart(_ byte: UInt8) -> Bool {
         (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_") || byte >= 0x80
     }
 
-    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+    static func isIdentifierByte(_ byte: UInt8) -> Bool {
         isIdentifierStart(byte) || isDigit(byte)
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private func error(_ expected: String, found: String, at start: (offset: Int, line: Int, column: Int), length: Int = 1) -> PredicateError {
         PredicateError.expected(expected, found: found,

@@ -358,6 +358,19 @@ struct PredicateParser {
         var base = try parsePrimaryExpression()
         var levels = 0
         defer { depth -= levels }
+        // A key path being extended (`a.b.c…`) is kept here, outside the enum, so that each
+        // `.key` appends in place: rebuilding `.keyPath(components + added)` for every dot copied
+        // the whole path each time, quadratic in its length. `inner` is the base of a member path.
+        var path: (inner: PredicateExpression?, components: [String])?
+        switch base {
+        case .keyPath(let components): path = (nil, components)
+        case .member(let inner, let components): path = (inner, components)
+        default: break
+        }
+        func flushed() -> PredicateExpression {
+            guard let path else { return base }
+            return path.inner.map { .member($0, path.components) } ?? .keyPath(path.components)
+        }
         while true {
             if isPunct(.dot) {
                 advance()
@@ -379,16 +392,18 @@ struct PredicateParser {
                     throw PredicateError.expected("a key after '.'", found: current.described, at: current.span)
                 }
                 if added.isEmpty { continue }
-                switch base {
-                case .keyPath(let components): base = .keyPath(components + added)
-                case .evaluatedObject: base = .keyPath(added)
-                case .member(let inner, let components): base = .member(inner, components + added)
-                default:
+                if path != nil {
+                    path!.components.append(contentsOf: added)
+                } else if case .evaluatedObject = base {
+                    path = (nil, added)
+                } else {
                     try enter()
                     levels += 1
-                    base = .member(base, added)
+                    path = (base, added)
                 }
             } else if isPunct(.leftBracket) {
+                base = flushed()
+                path = nil
                 try enter()
                 levels += 1
                 advance()
@@ -402,7 +417,7 @@ struct PredicateParser {
                 _ = try expect(.rightBracket, "']'")
                 base = .index(base, index)
             } else {
-                return base
+                return flushed()
             }
         }
     }
@@ -544,6 +559,7 @@ struct PredicateParser {
         defer { leave() }
         advance()
         _ = try expect(.leftParen, "'(' after CAST")
+        let valueSpan = current.span
         let value = try parseExpression()
         _ = try expect(.comma, "',' after the CAST value")
         guard case .string(let type) = current.kind else {
@@ -551,6 +567,14 @@ struct PredicateParser {
         }
         advance()
         _ = try expect(.rightParen, "')' closing CAST")
+        // A constant cast to NSDate must be a number of seconds since 2001 (or a date): any other
+        // constant fails every evaluation, so it is refused here.
+        if type == "NSDate", value.isConstant, value.numberValue == nil {
+            if case .date = value {} else {
+                throw PredicateError.expected("a number of seconds since 2001 for CAST to NSDate (or {\"$date\": …} in --args)",
+                                              found: value.expressionFormat, at: valueSpan)
+            }
+        }
         return PredicateExpression.cast(value, to: type)
     }
 

@@ -3,6 +3,9 @@ import FerryInternals
 /// Writes the canonical text (Apple's `predicateFormat`) of predicates and expressions.
 struct PredicatePrinter {
     var output = ""
+    /// The first thing printed that the text cannot say (a key such as `a-b`, the number `inf`):
+    /// the text then does not parse back to the same predicate.
+    var unwritable: String?
 
     mutating func write(_ predicate: RecordPredicate) {
         switch predicate {
@@ -94,7 +97,7 @@ struct PredicatePrinter {
         case .member(let base, let components):
             writePostfixBase(base)
             output += "."
-            writeKeyPath(components)
+            writeKeyPath(components, afterDot: true)
         case .index(let base, let index):
             writePostfixBase(base)
             output += "["
@@ -188,19 +191,32 @@ struct PredicatePrinter {
         }
     }
 
-    private mutating func writeKeyPath(_ components: [String]) {
+    private mutating func writeKeyPath(_ components: [String], afterDot: Bool = false) {
         for (i, component) in components.enumerated() {
             if i > 0 { output += "." }
+            if unwritable == nil, !Self.isWritableKey(component, afterDot: afterDot || i > 0) {
+                unwritable = "the key \"\(component)\""
+            }
             // `#` escapes a reserved word, and a key that starts with a digit (`#0`), which
             // would otherwise read back as a number.
-            if Keyword.isReserved(component) || component.utf8.first.map(Self.isDigit) == true { output += "#" }
+            if Keyword.isReserved(component) || component.utf8.first.map(PredicateLexer.isDigit) == true { output += "#" }
             output += component
         }
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    /// Whether a key path component reads back as itself: a name (`#` added for a reserved word
+    /// or a leading digit), `@name`, or an unsubstituted `%K` after a dot. The format language
+    /// has no escape for other characters (`a-b`, `my key`, `#a`, `x:`).
+    static func isWritableKey(_ component: String, afterDot: Bool) -> Bool {
+        if afterDot, component == PredicateExpression.keyPlaceholder { return true }
+        var name = component.utf8[...]
+        if name.first == UInt8(ascii: "@") { name = name.dropFirst() }
+        guard let first = name.first, PredicateLexer.isIdentifierStart(first) || PredicateLexer.isDigit(first) else { return false }
+        return name.allSatisfy(PredicateLexer.isIdentifierByte)
+    }
 
     private mutating func writeDouble(_ value: Double) {
+        if unwritable == nil, !value.isFinite { unwritable = "the number \(value)" }
         if let exact = Int64(exactly: value) {
             output += String(exact)
         } else {

@@ -18,7 +18,9 @@ enum TypedJSON {
         switch member.key {
         case "$date":
             switch member.value {
-            case .number(let n): return .date(n.doubleValue)
+            case .number(let n):
+                guard n.doubleValue.isFinite else { return .invalid("expected a finite number of seconds since 1970 in $date, found \(n.text)") }
+                return .date(n.doubleValue)
             case .string(let text):
                 if let seconds = ISO8601.seconds(parsing: text) { return .date(seconds) }
                 return .invalid("expected an ISO 8601 date such as 2024-05-01T12:00:00Z in $date, found \"\(text)\"")
@@ -30,10 +32,11 @@ enum TypedJSON {
             return .invalid("expected a record name string in $reference")
         case "$location":
             if case .array(let items) = member.value, items.count == 2,
-               case .number(let lat) = items[0], case .number(let lon) = items[1] {
+               case .number(let lat) = items[0], case .number(let lon) = items[1],
+               lat.doubleValue.isFinite, lon.doubleValue.isFinite {
                 return .location(lat.doubleValue, lon.doubleValue)
             }
-            return .invalid("expected [latitude, longitude] in $location")
+            return .invalid("expected [latitude, longitude] (finite numbers) in $location")
         default:
             return nil
         }
