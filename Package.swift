@@ -94,7 +94,7 @@ let package = Package(
         // The record store: an embedded SQLite file of zones, records, tokens and a change journal.
         .target(
             name: "FerryStore",
-            dependencies: ["FerryRecords", "FerryPipeline", "FerryPredicate", "FerryChangeLog", "FerryIO", "CSQLite"]
+            dependencies: ["FerryRecords", "FerryPipeline", "FerryPredicate", "FerryChangeLog", "FerryIO", "FerryInternals", "CSQLite"]
         ),
         // The `ferry` commands.
         .target(

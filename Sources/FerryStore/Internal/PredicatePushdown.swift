@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryPredicate
 import FerryRecords
 
@@ -382,7 +383,7 @@ struct PredicatePushdown {
     /// A date constant in milliseconds since 1970.
     static func dateMilliseconds(_ constant: PredicateExpression) -> Double? {
         guard case .date(let seconds) = constant else { return nil }
-        let ms = (seconds + PredicateExpression.referenceDateOffset) * 1000
+        let ms = ISO8601.milliseconds(seconds: seconds + PredicateExpression.referenceDateOffset)
         return ms.isFinite ? ms : nil
     }
 
