@@ -264,16 +264,13 @@ public final class StoreWriter: RecordWriter {
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             start = end + 1
             if RecordJSON.readEncodedSystemKeys(line, into: &encodedKeys) {
-                guard !encodedKeys.recordName.isEmpty else { throw Self.emptyName(path) }
                 rows.append(line: line, keys: encodedKeys, zoneID: try zoneID(in: line, at: encodedKeys.zoneID))
             } else if RecordJSON.decodeSystemKeys(line, into: &lineKeys) {
-                guard !lineKeys.recordName.isEmpty else { throw Self.emptyName(path) }
                 rows.append(columnsOf: lineKeys, body: line)
             } else {
                 // Not what an encoder writes (not compact, or not a plain record): decoded and
                 // encoded like any record; decoding says what is wrong, if anything.
                 let row = StoreRow(record: try RecordJSON.decodeRecord(line), encoder: encoder)
-                guard !row.recordName.isEmpty else { throw Self.emptyName(path) }
                 rows.append(row)
             }
         }
@@ -300,13 +297,8 @@ public final class StoreWriter: RecordWriter {
         return zoneID
     }
 
-    private static func emptyName(_ path: String) -> StoreError {
-        StoreError(.invalidRecord, "expected a record with a recordName, found an empty name", path: path)
-    }
-
     private func write(_ row: StoreRow, databaseID: Int64) throws {
         guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the import is finished", path: path) }
-        guard !row.recordName.isEmpty else { throw Self.emptyName(path) }
         recordCount += 1
         bytesWritten += row.bodyCount
         staged?.noteWritten(row.bodyCount)

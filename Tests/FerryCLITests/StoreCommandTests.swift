@@ -263,3 +263,19 @@ struct StoreCommandTests {
         #expect(badError.contains("another store"))
     }
 }
+
+@Suite("Store round trips of unusual records")
+struct StoreUnusualRecordTests {
+    @Test("An empty recordName goes NDJSON → store → NDJSON, through every import path")
+    func emptyName() throws {
+        let directory = scratchDirectory()
+        let lines = [#"{"recordName":"","recordType":"T","fields":{}}"#,
+                     #"{"recordType":"T","recordName":"","zoneID":{"zoneName":"Z"},"fields":{"a":{"value":1,"type":"INT64"}}}"#]
+        try write(lines.joined(separator: "\n") + "\n", to: directory + "/in.ndjson")
+        #expect(Ferry.execute(["convert", directory + "/in.ndjson", directory + "/s.sqlite", "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", directory + "/s.sqlite", directory + "/out.ndjson", "--quiet"]) == 0)
+        let back = try records(at: directory + "/out.ndjson").map(RecordJSON.encodedString)
+        let expected = try lines.map { try RecordJSON.encodedString(RecordJSON.decodeRecord($0)) }
+        #expect(back == expected)
+    }
+}

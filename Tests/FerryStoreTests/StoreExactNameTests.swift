@@ -66,3 +66,19 @@ struct StoreExactNameTests {
         #expect(try Self.contents(existing) == Self.expected(asOwner: asOwner))
     }
 }
+
+@Suite("The store keeps what every format keeps")
+struct StoreEmptyNameTests {
+    @Test("A record with an empty recordName is stored, read back and replaced like any other")
+    func emptyName() throws {
+        var record = Record(recordName: "", recordType: "T", zoneID: ZoneID(zoneName: "Z"))
+        record.fields = ["v": RecordField(.string("first"), type: .string)]
+        let path = StoreFixture.newPath()
+        try StoreFixture.importRecords([record, Record(recordName: "other", recordType: "T")], into: path)
+        #expect(try StoreFixture.readAll(path).map { StoreFixture.json($0) } == [StoreFixture.json(record), StoreFixture.json(Record(recordName: "other", recordType: "T"))])
+        record.fields = ["v": RecordField(.string("second"), type: .string)]
+        try StoreFixture.importRecords([record], into: path, mode: .upsert)
+        #expect(try StoreFixture.readAll(path).first.map { StoreFixture.json($0) } == StoreFixture.json(record))
+        #expect(try RecordStore(path: path).verify().isIntact)
+    }
+}
