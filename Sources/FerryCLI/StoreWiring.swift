@@ -68,7 +68,9 @@ enum StoreCarryOver {
             let name = String(member.path.split(separator: "/").last ?? "")
             if member.kind == .changes, name.hasPrefix(journalPrefix), name.hasSuffix(".ndjson") {
                 let database = String(name.dropFirst(journalPrefix.count).dropLast(".ndjson".count))
-                try output.restoreJournal(from: ChangeLogReader(source: source), database: database)
+                var journal = ChangeLogReader.Configuration()
+                journal.keepsTombstones = true // rows the store held, tombstones included
+                try output.restoreJournal(from: ChangeLogReader(source: source, configuration: journal), database: database)
             }
             try previous?(member, source)
         }

@@ -32,6 +32,10 @@ public final class ChangeLogReader {
         public var maximumDepth: Int
         /// Bytes read from the source at a time.
         public var chunkSize: Int
+        /// Whether a `recordSaved` of a tombstone (`"deleted": true`) is a save of that record as
+        /// it is rather than a delete: for restoring a store's journal, where a saved row may be a
+        /// tombstone the store holds (`Docs/StoreFormat.md`).
+        public var keepsTombstones = false
 
         /// Creates a configuration.
         public init(defaultZone: ZoneID? = nil, maximumLineBytes: Int = 64 << 20, maximumDocumentBytes: Int = 1 << 30,
@@ -56,6 +60,7 @@ public final class ChangeLogReader {
         var decoder = EventDecoder()
         decoder.defaultZone = configuration.defaultZone
         decoder.maximumDepth = configuration.maximumDepth
+        decoder.scanner.keepsTombstones = configuration.keepsTombstones
         reader = EventReader(sources: {
             defer { given = nil }
             return given

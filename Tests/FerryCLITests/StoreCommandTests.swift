@@ -279,3 +279,24 @@ struct StoreUnusualRecordTests {
         #expect(back == expected)
     }
 }
+
+@Suite("Store tombstones")
+struct StoreTombstoneTests {
+    @Test("A tombstone a store holds survives store → archive → store")
+    func tombstoneRoundTrip() throws {
+        let directory = scratchDirectory()
+        let lines = [#"{"recordName":"t","recordType":"T","deleted":true}"#, #"{"recordName":"u","recordType":"T","fields":{}}"#]
+        try write(lines.joined(separator: "\n") + "\n", to: directory + "/in.ndjson")
+        let store = directory + "/s.sqlite", archive = directory + "/s.tar.gz", restored = directory + "/r.sqlite"
+        #expect(Ferry.execute(["convert", directory + "/in.ndjson", store, "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", store, archive, "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", archive, restored, "--quiet"]) == 0)
+        for (path, name) in [(store, "a.ndjson"), (restored, "b.ndjson")] {
+            #expect(Ferry.execute(["convert", path, directory + "/" + name, "--quiet"]) == 0)
+        }
+        let a = try records(at: directory + "/a.ndjson").map(RecordJSON.encodedString)
+        let b = try records(at: directory + "/b.ndjson").map(RecordJSON.encodedString)
+        #expect(a.count == 2)
+        #expect(b == a)
+    }
+}

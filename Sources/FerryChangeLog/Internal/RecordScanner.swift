@@ -36,6 +36,9 @@ struct RecordScanner {
     var pointsAtWhitespace = false
     /// Deepest nesting accepted.
     var maximumDepth = 512
+    /// Whether a tombstone (`"deleted": true`) is a record to save as it is, not a delete: for
+    /// a store's journal, whose saved rows may be tombstones.
+    var keepsTombstones = false
 
     /// The keys of open objects of the documents the records come in (duplicate-key checks
     /// without allocating).
@@ -91,10 +94,10 @@ struct RecordScanner {
         case .error(let code, let reason):
             return .error(name: try summary.name.map { token throws(RecordFormatError) in try s.string(token) },
                           zoneID: summary.zoneID, code: code, reason: reason)
-        case .deleted:
+        case .deleted where !keepsTombstones:
             return .deleted(name: try s.string(summary.name!), zoneID: summary.zoneID,
                             recordType: try summary.type.map { token throws(RecordFormatError) in try s.string(token) })
-        case .saved:
+        case .saved, .deleted:
             break
         }
         let json = UnsafeRawBufferPointer(rebasing: text[summary.json])
