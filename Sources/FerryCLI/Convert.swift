@@ -15,7 +15,8 @@ struct Convert: ParsableCommand {
         discussion: """
         INPUT may be a file, a folder (every file in it, by name), or - for standard input; OUTPUT a \
         file or - for standard output. gzip-compressed inputs are recognized by their content; \
-        an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to. Inputs may \
+        an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to: \
+        an OUTPUT whose extension Ferry does not know needs --to (- is NDJSON), and .tar is an archive without gzip. Inputs may \
         be NDJSON (one record dictionary per line) or saved CloudKit Web Services responses \
         ({"records": [...]}), one per line or pretty-printed.
 
