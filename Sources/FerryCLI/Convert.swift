@@ -100,7 +100,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: skip it and go on.")
     var onError: ErrorMode = .fail
 
-    @Option(help: ArgumentHelp("With --on-error skip: write every rejected input here, verbatim.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("With --on-error skip: write every rejected input here, verbatim (a file of its own: not an INPUT or OUTPUT).", valueName: "FILE"))
     var rejects: String?
 
     @Flag(help: "No summary or progress on stderr.")
@@ -153,6 +153,11 @@ struct Convert: ParsableCommand {
                 throw ValidationError("--changes-since needs one INPUT that is a store")
             }
         }
+        let output = paths[paths.count - 1]
+        try RunFiles(inputs: paths.dropLast().map { .init(role: "INPUT", path: $0) } + (assets.map { [.init(role: "--assets", path: $0)] } ?? []),
+                     output: .init(role: "OUTPUT", path: output),
+                     outputIsWrittenInPlace: changesSince == nil && (try outputFormat(of: output, declared: to)) == .store,
+                     sideOutputs: rejects.map { [.init(role: "--rejects", path: $0)] } ?? []).check()
     }
 
     func run() throws {

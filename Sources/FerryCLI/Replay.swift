@@ -24,8 +24,11 @@ struct Replay: ParsableCommand {
         cache: do not truncate or rewrite it while the replay runs (Ferry notices, best effort, \
         and fails without writing STATE; appending to it, or replacing it by renaming, is safe).
 
-        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz). \
+        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz); a \
+        name whose extension Ferry does not know needs --to. \
         Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json. \
+        --report, --log, STATE.tokens.json and --into must each name a file of its own, not a \
+        HISTORY, the base, STATE or one another (exit 2). \
         STATE and its tokens are written to temporary files and renamed into place at the end: an \
         interrupted replay leaves no partial output, and running it again succeeds.
 
@@ -124,7 +127,7 @@ struct Replay: ParsableCommand {
                                  ("--tokens-only", tokensOnly), ("--order", order), ("--log", log != nil)] where used {
                 throw ValidationError("--into replays into a store after its own tokens: \(flag) does not apply")
             }
-            if let into, histories.contains(into) { throw ValidationError("--into must differ from the histories") }
+            try files.check()
             return
         }
         if tokensOnly {
@@ -142,6 +145,30 @@ struct Replay: ParsableCommand {
         if let out, out == base { throw ValidationError("--out must differ from --base (the base is read while the state is written)") }
         if maxLineBytes < 1 { throw ValidationError("--max-line-bytes expects a positive number") }
         if let threads, threads < 0 { throw ValidationError("--threads expects a number ≥ 0, found \(threads)") }
+        try files.check()
+    }
+
+    /// What the run reads and writes: histories, the base and its tokens; the state, its tokens,
+    /// the report and the log, or the store.
+    private var files: RunFiles {
+        get throws {
+            var files = RunFiles(inputs: histories.map { .init(role: "HISTORY", path: $0) })
+            if let base, base != "-" {
+                files.inputs += [.init(role: "--base", path: base), .init(role: "--base's tokens file", path: ReplayTokens.sidecarPath(for: base))]
+            }
+            if let out {
+                files.output = .init(role: "--out", path: out)
+                let format = try outputFormat(of: out, declared: to)
+                files.outputIsWrittenInPlace = format == .store
+                if out != "-" && format != .archive {
+                    files.sideOutputs.append(.init(role: "--out's tokens file", path: ReplayTokens.sidecarPath(for: out)))
+                }
+            }
+            if let into { files.sideOutputs.append(.init(role: "--into", path: into)) }
+            if let report { files.sideOutputs.append(.init(role: "--report", path: report)) }
+            if let log { files.sideOutputs.append(.init(role: "--log", path: log)) }
+            return files
+        }
     }
 
     func run() throws {

@@ -217,6 +217,15 @@ package enum Syscall {
         }
     }
 
+    /// The absolute path of an existing file or folder, with links, `.` and `..` resolved
+    /// (`realpath`, which allocates the result; it is copied and freed here); `nil` when it
+    /// cannot be resolved (missing).
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Creates a directory (`mkdir`, 0755 before umask); 0 or the `errno`. An existing directory
     /// is success.
     package static func makeDirectory(_ path: String) -> Int32 {
