@@ -68,7 +68,8 @@ struct Replay: ParsableCommand {
     @Option(help: ArgumentHelp("With --into: what one transaction covers: run (default) or checkpoint.", valueName: "UNIT"))
     var transaction: StoreReplayer.Configuration.TransactionUnit = .run
 
-    @Option(name: .customLong("busy-timeout"), help: "With --into: seconds to wait for another process writing to the store.")
+    @Option(name: .customLong("busy-timeout"), parsing: .unconditional,
+            help: "With --into: seconds to wait for another process writing to the store (at most 2147483, about 24 days).")
     var busyTimeout: Double = 5
 
     @Option(help: ArgumentHelp("Stop at the checkpoint carrying this token: the state exactly then.", valueName: "TOKEN"))
@@ -104,7 +105,7 @@ struct Replay: ParsableCommand {
     @Option(help: ArgumentHelp("Database of the zones written to an archive: public, private or shared.", valueName: "NAME"))
     var database: String = "private"
 
-    @Option(help: "Threads decoding the history (default: one more than the cores this process may use, at most 4; 0 decodes on the main thread).")
+    @Option(parsing: .unconditional, help: "Threads decoding the history, 0–256 (default: one more than the cores this process may use, at most 4; 0 decodes on the main thread).")
     var threads: Int?
 
     @Flag(help: "Print the summary (or, with --tokens-only, the tokens) as JSON.")
@@ -113,11 +114,14 @@ struct Replay: ParsableCommand {
     @Flag(help: "No summary, anomaly counts or progress on stderr.")
     var quiet = false
 
-    @Option(name: .customLong("max-line-bytes"), help: "Longest history line accepted (also the largest pretty-printed response read from stdin or gzip).")
+    @Option(name: .customLong("max-line-bytes"), parsing: .unconditional, help: "Longest history line accepted (also the largest pretty-printed response read from stdin or gzip).")
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {
         guard !histories.isEmpty else { throw ValidationError("expected at least one HISTORY") }
+        try checkNumber(maxLineBytes, of: "--max-line-bytes", in: 1...Int.max)
+        try checkThreads(threads, minimum: 0)
+        try checkBusyTimeout(busyTimeout)
         if histories.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
         for input in histories where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
             throw ValidationError("no such history: \(input)")
@@ -143,8 +147,6 @@ struct Replay: ParsableCommand {
         if let base, base != "-", !FileSystem.exists(base) { throw ValidationError("no such base state: \(base)") }
         if base == "-" && histories.contains("-") { throw ValidationError("standard input (-) can be read only once") }
         if let out, out == base { throw ValidationError("--out must differ from --base (the base is read while the state is written)") }
-        if maxLineBytes < 1 { throw ValidationError("--max-line-bytes expects a positive number") }
-        if let threads, threads < 0 { throw ValidationError("--threads expects a number ≥ 0, found \(threads)") }
         try files.check()
     }
 
