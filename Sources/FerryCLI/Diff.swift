@@ -16,7 +16,8 @@ struct Diff: ParsableCommand {
 
         Memory is proportional to the records of A (held as compact JSON); B is streamed.
 
-        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error or unreadable input.
+        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error, unreadable input or a \
+        failed write to standard output.
 
         Examples:
           ferry diff state.ndjson snapshot.ndjson
