@@ -4,7 +4,9 @@
 #endif
 #include <sched.h>
 #endif
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include "CFerrySystem.h"
 #if defined(__GLIBC__)
@@ -16,6 +18,13 @@ void CFerrySystem_keepFreedMemory(void) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
+}
+
+int CFerrySystem_flushStandardOutput(void) {
+    int error = fflush(stdout) == 0 ? 0 : (errno != 0 ? errno : EIO);
+    if (error == 0 && ferror(stdout)) error = EIO;
+    clearerr(stdout);
+    return error;
 }
 
 int CFerrySystem_allowedCPUCount(void) {

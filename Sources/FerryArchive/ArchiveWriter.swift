@@ -24,6 +24,9 @@ public final class ArchiveWriter {
     public struct Configuration: Sendable {
         /// gzip settings (level, threads, block size).
         public var compression: GzipSink.Configuration
+        /// Whether the tar stream is gzip-compressed (`.tar.gz`; `true` by default) or written as
+        /// is (`.tar`, which every reader of archives accepts as well).
+        public var isCompressed = true
         /// The Ferry version recorded in the manifest.
         public var ferryVersion: String
         /// The creation time recorded in the manifest and the tar headers, in milliseconds since
@@ -209,17 +212,17 @@ public final class ArchiveWriter {
         manifest.members = staged.map(\.0)
         manifest.schema = schema
         let sink = try wrap("cannot create the output", member: nil) { try makeSink() }
-        let gzip = try wrap("cannot start compression", member: nil) {
+        let gzip = configuration.isCompressed ? try wrap("cannot start compression", member: nil) {
             try GzipSink(wrapping: sink, configuration: configuration.compression)
-        }
-        let tar = TarWriter(sink: gzip, modificationTime: manifest.createdAt / 1000)
+        } : nil
+        let tar = TarWriter(sink: gzip ?? sink, modificationTime: manifest.createdAt / 1000)
         do {
             try tar.addMember(name: ArchivePath.manifest, bytes: manifest.jsonBytes())
             for (member, stagedPath) in staged {
                 try copy(stagedPath, as: member, into: tar)
             }
             try tar.finish()
-            try gzip.commit()
+            try (gzip ?? sink).commit()
         } catch {
             (sink as? OutputFile)?.abandon()
             if let failure = error as? ArchiveError { throw failure }

@@ -15,7 +15,8 @@ struct Convert: ParsableCommand {
         discussion: """
         INPUT may be a file, a folder (every file in it, by name), or - for standard input; OUTPUT a \
         file or - for standard output. gzip-compressed inputs are recognized by their content; \
-        an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to. Inputs may \
+        an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to: \
+        an OUTPUT whose extension Ferry does not know needs --to (- is NDJSON), and .tar is an archive without gzip. Inputs may \
         be NDJSON (one record dictionary per line) or saved CloudKit Web Services responses \
         ({"records": [...]}), one per line or pretty-printed.
 
@@ -67,7 +68,7 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("With --sort: memory for records before sorted runs spill to $TMPDIR (default 512M).", valueName: "SIZE"))
     var sortMemory: String?
 
-    @Option(help: "Write at most N records.")
+    @Option(parsing: .unconditional, help: "Write at most N records.")
     var limit: Int?
 
     @Option(name: .customLong("where"), help: ArgumentHelp("Keep only records matching this NSPredicate format string.", valueName: "PREDICATE"))
@@ -90,16 +91,16 @@ struct Convert: ParsableCommand {
     @Flag(help: "Compress the output with gzip (implied by an OUTPUT ending in .gz).")
     var gzip = false
 
-    @Option(help: "gzip compression level, 0–9.")
+    @Option(parsing: .unconditional, help: "gzip compression level, 0–9.")
     var level: Int = 6
 
-    @Option(help: "Threads for converting NDJSON and for compression (default: one per core this process may use, honouring taskset).")
+    @Option(parsing: .unconditional, help: "Threads for converting NDJSON and for compression, 1–256 (default: one per core this process may use, honouring taskset).")
     var threads: Int?
 
     @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: skip it and go on.")
     var onError: ErrorMode = .fail
 
-    @Option(help: ArgumentHelp("With --on-error skip: write every rejected input here, verbatim.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("With --on-error skip: write every rejected input here, verbatim (a file of its own: not an INPUT or OUTPUT).", valueName: "FILE"))
     var rejects: String?
 
     @Flag(help: "No summary or progress on stderr.")
@@ -108,7 +109,7 @@ struct Convert: ParsableCommand {
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
-    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted (also the largest pretty-printed document read from stdin or gzip).")
+    @Option(name: .customLong("max-line-bytes"), parsing: .unconditional, help: "Longest input line accepted (also the largest pretty-printed document read from stdin or gzip).")
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {
@@ -124,18 +125,12 @@ struct Convert: ParsableCommand {
         if let sortMemory, parseSize(sortMemory) == nil {
             throw ValidationError("--sort-memory expects a size such as 64M or 2G, found '\(sortMemory)'")
         }
-        if let limit, limit < 0 {
-            throw ValidationError("--limit expects a number ≥ 0, found \(limit)")
-        }
-        if !(0...9).contains(level) {
-            throw ValidationError("--level expects 0–9, found \(level)")
-        }
+        if let limit { try checkNumber(limit, of: "--limit", in: 0...Int.max) }
+        try checkNumber(level, of: "--level", in: 0...9)
         if let assets, !FileSystem.isDirectory(assets) {
             throw ValidationError("--assets expects a folder, found '\(assets)'")
         }
-        if let threads, threads < 1 {
-            throw ValidationError("--threads expects a number ≥ 1, found \(threads)")
-        }
+        try checkThreads(threads, minimum: 1)
         if let wherePredicate {
             do {
                 _ = try RecordFilter(parsing: wherePredicate, arguments: try predicateInput.arguments())
@@ -143,15 +138,18 @@ struct Convert: ParsableCommand {
                 throw ValidationError("--where: " + error.rendered())
             }
         }
-        if maxLineBytes < 1 {
-            throw ValidationError("--max-line-bytes expects a positive number")
-        }
+        try checkNumber(maxLineBytes, of: "--max-line-bytes", in: 1...Int.max)
         try checkInputsExist(Array(paths.dropLast()))
         if changesSince != nil {
             guard paths.count == 2, StoreFile.isStore(paths[0]) else {
                 throw ValidationError("--changes-since needs one INPUT that is a store")
             }
         }
+        let output = paths[paths.count - 1]
+        try RunFiles(inputs: paths.dropLast().map { .init(role: "INPUT", path: $0) } + (assets.map { [.init(role: "--assets", path: $0)] } ?? []),
+                     output: .init(role: "OUTPUT", path: output),
+                     outputIsWrittenInPlace: changesSince == nil && (try outputFormat(of: output, declared: to)) == .store,
+                     sideOutputs: rejects.map { [.init(role: "--rejects", path: $0)] } ?? []).check()
     }
 
     func run() throws {

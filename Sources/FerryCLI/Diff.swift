@@ -17,7 +17,8 @@ struct Diff: ParsableCommand {
 
         Memory is proportional to the records of A (held as compact JSON); B is streamed.
 
-        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error or unreadable input.
+        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error, unreadable input or a \
+        failed write to standard output.
 
         Examples:
           ferry diff state.ndjson snapshot.ndjson
@@ -39,7 +40,7 @@ struct Diff: ParsableCommand {
     @Flag(help: "Print nothing; only the exit code tells.")
     var quiet = false
 
-    @Option(name: .customLong("max-line-bytes"), help: "Longest input line accepted (also the largest pretty-printed document read from stdin or gzip).")
+    @Option(name: .customLong("max-line-bytes"), parsing: .unconditional, help: "Longest input line accepted (also the largest pretty-printed document read from stdin or gzip).")
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {
@@ -47,7 +48,7 @@ struct Diff: ParsableCommand {
         for path in [a, b] where path != "-" && !FileSystem.exists(path) {
             throw ValidationError("no such input: \(path)")
         }
-        if maxLineBytes < 1 { throw ValidationError("--max-line-bytes expects a positive number") }
+        try checkNumber(maxLineBytes, of: "--max-line-bytes", in: 1...Int.max)
     }
 
     func run() throws {

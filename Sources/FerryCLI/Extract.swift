@@ -66,7 +66,7 @@ struct Extract: ParsableCommand {
 
 /// Limits for reading untrusted archives.
 struct ArchiveLimitOptions: ParsableArguments {
-    @Option(name: .customLong("max-ratio"), help: "Largest compression ratio accepted (decompression bombs); 0 turns the check off.")
+    @Option(name: .customLong("max-ratio"), parsing: .unconditional, help: "Largest compression ratio accepted (decompression bombs); 0 turns the check off.")
     var maxRatio: Int?
 
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("Most decompressed bytes accepted (e.g. 500M, 64G); 0 turns the check off.", valueName: "SIZE"))
@@ -75,7 +75,7 @@ struct ArchiveLimitOptions: ParsableArguments {
     func configuration() throws -> ArchiveReader.Configuration {
         var configuration = ArchiveReader.Configuration()
         if let maxRatio {
-            guard maxRatio >= 0 else { throw ValidationError("--max-ratio expects a number ≥ 0, found \(maxRatio)") }
+            try checkNumber(maxRatio, of: "--max-ratio", in: 0...Int.max)
             configuration.gzip.maximumRatio = maxRatio == 0 ? nil : maxRatio
         }
         if let maxBytes {

@@ -15,8 +15,9 @@ public struct Ferry: ParsableCommand {
         commandName: "ferry",
         abstract: "Move CloudKit-shaped records between formats and stores.",
         discussion: """
-        Exit codes: 0 success, 1 data error (bad input, failed check), 2 usage error; ferry diff \
-        exits as diff(1) does: 0 identical, 1 different, 2 usage error or unreadable input.
+        Exit codes: 0 success, 1 data error (bad input, failed check, a failed write to standard \
+        output), 2 usage error; ferry diff exits as diff(1) does: 0 identical, 1 different, 2 usage \
+        error, unreadable input or failed write.
 
         Examples:
           ferry convert export.ndjson messages.ndjson --type Message
@@ -50,9 +51,22 @@ public struct Ferry: ParsableCommand {
 
     /// Runs the command line in this process and returns the exit code instead of exiting;
     /// messages go to stderr, help and reports to stdout.
+    ///
+    /// What went to standard output through `print` is flushed before the code is returned: a
+    /// write that failed (a full disk, a closed pipe) makes a successful run exit 1 (`diff`: 2,
+    /// its code for trouble), with a message.
     public static func execute(_ arguments: [String]? = nil) -> Int32 {
+        var command: (any ParsableCommand)?
+        let code = run(arguments, parsed: &command)
+        guard let failure = StandardOutput.flush() else { return code }
+        StandardError.write("ferry: cannot write to standard output: \(failure)\n")
+        return max(code, command is Diff ? 2 : 1)
+    }
+
+    private static func run(_ arguments: [String]?, parsed: inout (any ParsableCommand)?) -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
+            parsed = command
             try command.run()
             return 0
         } catch let failure as CommandFailure {
@@ -103,6 +117,16 @@ enum StandardError {
     }
 
     static var isTerminal: Bool { FileSystem.isTerminal(2) }
+}
+
+/// Standard output as `print` writes it: buffered by the C library, which records a failed write.
+enum StandardOutput {
+    /// Flushes standard output; when a write to it failed, now or earlier, clears the failure and
+    /// returns its description.
+    static func flush() -> String? {
+        let error = Syscall.flushStandardOutput()
+        return error == 0 ? nil : String(cString: strerror(error))
+    }
 }
 
 @inline(__always)

@@ -19,23 +19,38 @@ enum RecordFormat: String, CaseIterable, ExpressibleByArgument {
     /// A record store: one SQLite file (`Docs/StoreFormat.md`).
     case store
 
-    /// The format a path's name implies: `.ndjson`, `.jsonl`, `.json` (NDJSON), `.xml` (XML) — each
-    /// optionally followed by `.gz` — `.tar.gz`, `.tgz`, `.tar` (archive), and `.sqlite`,
-    /// `.sqlite3`, `.store` (store).
-    static func from(path: String) -> RecordFormat? {
-        var lower = path.lowercased()
-        if lower.hasSuffix(".sqlite") || lower.hasSuffix(".sqlite3") || lower.hasSuffix(".store") { return .store }
-        if lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz") || lower.hasSuffix(".tar") { return .archive }
-        if lower.hasSuffix(".gz") { lower.removeLast(3) }
-        if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") || lower.hasSuffix(".json") { return .ndjson }
-        if lower.hasSuffix(".xml") { return .xml }
-        return nil
+    /// The extensions that name a format (in any case); NDJSON's and XML's may be followed by
+    /// `.gz`. An archive is gzip-compressed unless its name ends in `.tar`.
+    static let extensions: [(suffix: String, format: RecordFormat)] = [
+        (".ndjson", .ndjson), (".jsonl", .ndjson), (".json", .ndjson), (".xml", .xml),
+        (".tar.gz", .archive), (".tgz", .archive), (".tar", .archive),
+        (".sqlite", .store), (".sqlite3", .store), (".store", .store),
+    ]
+
+    /// The extensions Ferry knows, for messages.
+    static var knownExtensions: String {
+        extensions.map(\.suffix).joined(separator: ", ") + " (.ndjson, .jsonl, .json and .xml also followed by .gz)"
     }
 
-    /// Whether a path's name asks for gzip compression (archives are always compressed).
+    /// The format a path's name implies (``extensions``), or `nil`.
+    static func from(path: String) -> RecordFormat? {
+        let lower = path.lowercased()
+        if let known = extensions.first(where: { lower.hasSuffix($0.suffix) }) { return known.format }
+        guard lower.hasSuffix(".gz") else { return nil }
+        let inner = lower.dropLast(3)
+        return extensions.first { ($0.format == .ndjson || $0.format == .xml) && inner.hasSuffix($0.suffix) }?.format
+    }
+
+    /// Whether a path's name asks for gzip compression (an archive's name says whether it is
+    /// compressed: see ``archiveIsCompressed(_:)``).
     static func impliesGzip(_ path: String) -> Bool {
         let lower = path.lowercased()
         return lower.hasSuffix(".gz") && from(path: path) != .archive
+    }
+
+    /// Whether an archive written to `path` is gzip-compressed: unless its name ends in `.tar`.
+    static func archiveIsCompressed(_ path: String) -> Bool {
+        !path.lowercased().hasSuffix(".tar")
     }
 }
 
@@ -310,10 +325,22 @@ final class RecordOutput {
     deinit { abandon() }
 }
 
+/// The format an output is written in: `declared` (`--to`), else a store for an existing store
+/// file, else the one its name implies; NDJSON for standard output (`-`).
+///
+/// - Throws: a usage error for a name whose extension Ferry does not know, without `--to`.
+func outputFormat(of path: String, declared: RecordFormat?) throws -> RecordFormat {
+    if let format = declared ?? (StoreFile.isStore(path) ? .store : nil) ?? RecordFormat.from(path: path) { return format }
+    guard path != "-" else { return .ndjson }
+    throw ValidationError("cannot tell the format of \(path) from its name: expected one of "
+                          + "\(RecordFormat.knownExtensions), or --to FORMAT")
+}
+
 /// Opens `path` (`-` is standard output) for writing records in the format `--to` or the name
-/// gives (NDJSON by default).
+/// gives (``outputFormat(of:declared:)``); an archive is gzip-compressed unless its name ends in
+/// `.tar` (and no `--gzip`).
 func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> RecordOutput {
-    let format = options.format ?? (StoreFile.isStore(path) ? .store : nil) ?? RecordFormat.from(path: path) ?? .ndjson
+    let format = try outputFormat(of: path, declared: options.format)
     if format == .store {
         guard path != "-" else { throw ValidationError("a store is written to a file, not to standard output") }
         let writer = try StoreWriter(path: path, configuration: .init(mode: options.storeMode, database: options.database))
@@ -321,7 +348,8 @@ func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> Re
     }
     let compression = GzipSink.Configuration(level: options.level, threads: options.threads)
     if format == .archive {
-        let configuration = ArchiveWriter.Configuration(compression: compression, ferryVersion: FerryVersion.current)
+        var configuration = ArchiveWriter.Configuration(compression: compression, ferryVersion: FerryVersion.current)
+        configuration.isCompressed = options.gzip || RecordFormat.archiveIsCompressed(path)
         let archive = path == "-"
             ? try ArchiveWriter(sink: try OutputFile(path: "-"), configuration: configuration)
             : try ArchiveWriter(path: path, configuration: configuration)

@@ -35,10 +35,12 @@ struct Index: ParsableCommand {
     @Flag(help: "With --schema: print nothing on success.")
     var quiet = false
 
-    @Option(name: .customLong("busy-timeout"), help: "Seconds to wait for another process writing to the store.")
+    @Option(name: .customLong("busy-timeout"), parsing: .unconditional,
+            help: "Seconds to wait for another process writing to the store (at most 2147483, about 24 days).")
     var busyTimeout: Double = 5
 
     func validate() throws {
+        try checkBusyTimeout(busyTimeout)
         try checkInputsExist([store] + (schema.map { [$0] } ?? []))
     }
 

@@ -360,10 +360,10 @@ extension PredicateCommand {
         @Flag(help: "Split for CloudKit's query rules (required: the only rules split knows).")
         var cloudkit = false
 
-        @Option(help: ArgumentHelp("The most values one list may hold in a query (1…250).", valueName: "N"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("The most values one list may hold in a query (1…250).", valueName: "N"))
         var batch = CloudKitValidation.recommendedListValues
 
-        @Option(name: .customLong("max-queries"), help: ArgumentHelp("Fail rather than print more queries than this.", valueName: "N"))
+        @Option(name: .customLong("max-queries"), parsing: .unconditional, help: ArgumentHelp("Fail rather than print more queries than this.", valueName: "N"))
         var maxQueries = 1000
 
         @Flag(help: "Print each query's CloudKit Web Services filterBy JSON, one per line.")

@@ -57,7 +57,7 @@ struct Query: ParsableCommand {
     @Option(help: ArgumentHelp("Return only these fields (comma-separated); system fields are kept.", valueName: "a,b"))
     var keys: String?
 
-    @Option(help: "The most records in the page.")
+    @Option(parsing: .unconditional, help: "The most records in the page.")
     var limit: Int?
 
     @Option(help: ArgumentHelp("The cursor a previous page of this query printed.", valueName: "CURSOR"))
@@ -79,7 +79,7 @@ struct Query: ParsableCommand {
         for key in sort where StoreSortKey(parsing: key) == nil {
             throw ValidationError("--sort expects key[:asc|:desc], found '\(key)'")
         }
-        if let limit, limit < 0 { throw ValidationError("--limit expects a number ≥ 0, found \(limit)") }
+        if let limit { try checkNumber(limit, of: "--limit", in: 0...Int.max) }
         if let database, !["public", "private", "shared"].contains(database) {
             throw ValidationError("--database expects public, private or shared, found '\(database)'")
         }

@@ -24,8 +24,11 @@ struct Replay: ParsableCommand {
         cache: do not truncate or rewrite it while the replay runs (Ferry notices, best effort, \
         and fails without writing STATE; appending to it, or replacing it by renaming, is safe).
 
-        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz). \
+        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz); a \
+        name whose extension Ferry does not know needs --to. \
         Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json. \
+        --report, --log, STATE.tokens.json and --into must each name a file of its own, not a \
+        HISTORY, the base, STATE or one another (exit 2). \
         STATE and its tokens are written to temporary files and renamed into place at the end: an \
         interrupted replay leaves no partial output, and running it again succeeds.
 
@@ -65,7 +68,8 @@ struct Replay: ParsableCommand {
     @Option(help: ArgumentHelp("With --into: what one transaction covers: run (default) or checkpoint.", valueName: "UNIT"))
     var transaction: StoreReplayer.Configuration.TransactionUnit = .run
 
-    @Option(name: .customLong("busy-timeout"), help: "With --into: seconds to wait for another process writing to the store.")
+    @Option(name: .customLong("busy-timeout"), parsing: .unconditional,
+            help: "With --into: seconds to wait for another process writing to the store (at most 2147483, about 24 days).")
     var busyTimeout: Double = 5
 
     @Option(help: ArgumentHelp("Stop at the checkpoint carrying this token: the state exactly then.", valueName: "TOKEN"))
@@ -101,7 +105,7 @@ struct Replay: ParsableCommand {
     @Option(help: ArgumentHelp("Database of the zones written to an archive: public, private or shared.", valueName: "NAME"))
     var database: String = "private"
 
-    @Option(help: "Threads decoding the history (default: one more than the cores this process may use, at most 4; 0 decodes on the main thread).")
+    @Option(parsing: .unconditional, help: "Threads decoding the history, 0–256 (default: one more than the cores this process may use, at most 4; 0 decodes on the main thread).")
     var threads: Int?
 
     @Flag(help: "Print the summary (or, with --tokens-only, the tokens) as JSON.")
@@ -110,11 +114,14 @@ struct Replay: ParsableCommand {
     @Flag(help: "No summary, anomaly counts or progress on stderr.")
     var quiet = false
 
-    @Option(name: .customLong("max-line-bytes"), help: "Longest history line accepted (also the largest pretty-printed response read from stdin or gzip).")
+    @Option(name: .customLong("max-line-bytes"), parsing: .unconditional, help: "Longest history line accepted (also the largest pretty-printed response read from stdin or gzip).")
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {
         guard !histories.isEmpty else { throw ValidationError("expected at least one HISTORY") }
+        try checkNumber(maxLineBytes, of: "--max-line-bytes", in: 1...Int.max)
+        try checkThreads(threads, minimum: 0)
+        try checkBusyTimeout(busyTimeout)
         if histories.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
         for input in histories where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
             throw ValidationError("no such history: \(input)")
@@ -124,7 +131,7 @@ struct Replay: ParsableCommand {
                                  ("--tokens-only", tokensOnly), ("--order", order), ("--log", log != nil)] where used {
                 throw ValidationError("--into replays into a store after its own tokens: \(flag) does not apply")
             }
-            if let into, histories.contains(into) { throw ValidationError("--into must differ from the histories") }
+            try files.check()
             return
         }
         if tokensOnly {
@@ -140,8 +147,30 @@ struct Replay: ParsableCommand {
         if let base, base != "-", !FileSystem.exists(base) { throw ValidationError("no such base state: \(base)") }
         if base == "-" && histories.contains("-") { throw ValidationError("standard input (-) can be read only once") }
         if let out, out == base { throw ValidationError("--out must differ from --base (the base is read while the state is written)") }
-        if maxLineBytes < 1 { throw ValidationError("--max-line-bytes expects a positive number") }
-        if let threads, threads < 0 { throw ValidationError("--threads expects a number ≥ 0, found \(threads)") }
+        try files.check()
+    }
+
+    /// What the run reads and writes: histories, the base and its tokens; the state, its tokens,
+    /// the report and the log, or the store.
+    private var files: RunFiles {
+        get throws {
+            var files = RunFiles(inputs: histories.map { .init(role: "HISTORY", path: $0) })
+            if let base, base != "-" {
+                files.inputs += [.init(role: "--base", path: base), .init(role: "--base's tokens file", path: ReplayTokens.sidecarPath(for: base))]
+            }
+            if let out {
+                files.output = .init(role: "--out", path: out)
+                let format = try outputFormat(of: out, declared: to)
+                files.outputIsWrittenInPlace = format == .store
+                if out != "-" && format != .archive {
+                    files.sideOutputs.append(.init(role: "--out's tokens file", path: ReplayTokens.sidecarPath(for: out)))
+                }
+            }
+            if let into { files.sideOutputs.append(.init(role: "--into", path: into)) }
+            if let report { files.sideOutputs.append(.init(role: "--report", path: report)) }
+            if let log { files.sideOutputs.append(.init(role: "--log", path: log)) }
+            return files
+        }
     }
 
     func run() throws {

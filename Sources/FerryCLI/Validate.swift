@@ -33,7 +33,7 @@ struct Validate: ParsableCommand {
     @Flag(help: "Print the report as JSON on stdout (violations still go to stderr unless --quiet).")
     var json = false
 
-    @Option(name: .customLong("max-violations"), help: "Report at most N violations per file.")
+    @Option(name: .customLong("max-violations"), parsing: .unconditional, help: "Report at most N violations per file.")
     var maxViolations: Int = 1_000
 
     @Flag(help: "Print nothing on stderr; the exit code (and --json) tell the result.")
@@ -47,9 +47,7 @@ struct Validate: ParsableCommand {
         for file in files where file != "-" && !FileSystem.exists(file) {
             throw ValidationError("no such file: \(file)")
         }
-        if maxViolations < 1 {
-            throw ValidationError("--max-violations expects a number ≥ 1, found \(maxViolations)")
-        }
+        try checkNumber(maxViolations, of: "--max-violations", in: 1...Int.max)
     }
 
     func run() throws {

@@ -23,7 +23,8 @@ public final class GzipSink: ByteSink {
         /// The zlib compression level, 0 (store) to 9 (smallest); 6 by default, like gzip.
         public var level: Int
         /// Compression threads; 1 compresses on the caller's thread. Defaults to the processors
-        /// this process may run on (``Processors/available``).
+        /// this process may run on (``Processors/available``); more than
+        /// ``Processors/maximumThreads`` are clamped to it.
         public var threads: Int
         /// Bytes per independently compressed block when `threads > 1`; 1 MiB by default (pigz
         /// uses 128 KiB: larger blocks spend less on priming each block's dictionary and on sync
@@ -64,6 +65,8 @@ public final class GzipSink: ByteSink {
     public init(wrapping sink: any ByteSink, configuration: Configuration = Configuration()) throws {
         name = sink.name + " (gzip)"
         self.sink = sink
+        var configuration = configuration
+        configuration.threads = min(configuration.threads, Processors.maximumThreads)
         self.configuration = configuration
         func invalid(_ message: String) -> CompressionError {
             CompressionError(.invalidConfiguration, message, source: sink.name)

@@ -22,6 +22,15 @@ public enum Processors {
         return allowed > 0 ? allowed : online
     }
 
+    /// The most threads one parallel stage runs (256): a larger request is clamped to it. Each
+    /// thread holds buffers of its own, so a count far beyond the cores only costs memory.
+    public static let maximumThreads = 256
+
+    /// `requested` threads brought within 1…``maximumThreads``.
+    public static func clampedThreads(_ requested: Int) -> Int {
+        min(max(1, requested), maximumThreads)
+    }
+
     /// The processors online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
     public static var online: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

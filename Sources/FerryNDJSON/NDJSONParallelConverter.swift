@@ -52,7 +52,7 @@ public final class NDJSONParallelConverter {
                     maximumDocumentBytes: Int = 1 << 30, maximumDepth: Int = 512, mapsInput: Bool = true,
                     minimumMappedSize: Int = 8 << 20, minimumSplitSize: Int = 8 << 20) {
             self.minimumSplitSize = minimumSplitSize
-            self.threads = max(1, threads)
+            self.threads = Processors.clampedThreads(threads)
             self.chunkSize = max(1 << 12, chunkSize)
             self.maximumLineBytes = maximumLineBytes
             self.maximumDocumentBytes = maximumDocumentBytes

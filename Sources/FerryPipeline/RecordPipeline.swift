@@ -41,7 +41,7 @@ public final class RecordPipeline {
         self.writer = writer
         self.transform = transform
         self.policy = policy
-        self.threads = max(1, threads)
+        self.threads = Processors.clampedThreads(threads)
         self.buffer = buffer
         remaining = limit
     }

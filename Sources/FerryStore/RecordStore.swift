@@ -25,8 +25,11 @@ public final class RecordStore {
     /// How a store is opened.
     public struct Configuration: Sendable {
         /// Seconds to wait for another connection's write lock before failing with
-        /// ``StoreError/Code-swift.enum/busy``.
+        /// ``StoreError/Code-swift.enum/busy``: 0 (or less, or NaN) does not wait; more than
+        /// ``maximumBusyTimeout``, infinity included, waits that long.
         public var busyTimeout: Double
+        /// The longest wait SQLite can make: `Int32.max` milliseconds, about 24.8 days.
+        public static let maximumBusyTimeout = Double(Int32.max) / 1000
         /// SQLite's page cache, in MiB, for this connection.
         public var cacheMiB: Int
         /// Whether reads go through a memory map of the file (`PRAGMA mmap_size`).
@@ -80,7 +83,7 @@ public final class RecordStore {
         let connection = try SQLiteConnection(path: path, mode: access == .readOnly ? .readOnlyMode
                                                   : creating ? .createIfMissing : .readWrite)
         self.connection = connection
-        connection.setBusyTimeout(milliseconds: Int(configuration.busyTimeout * 1000))
+        connection.setBusyTimeout(seconds: configuration.busyTimeout)
         do {
             try connection.registerFunctions()
             if creating {

@@ -194,7 +194,7 @@ public final class StoreReplayer {
                 })
             }
         }
-        let workers = max(1, min(threads ?? min(Processors.available, 4), files.count))
+        let workers = Processors.clampedThreads(min(threads ?? min(Processors.available, 4), files.count))
         guard workers > 1 else {
             while let file = readahead.next() { try apply(try open(file)) }
             return

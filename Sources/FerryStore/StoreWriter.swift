@@ -205,7 +205,7 @@ public final class StoreWriter: RecordWriter {
     }
 
     static func formatSeconds(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        abs(seconds) < 1e15 && seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
     /// Writes one record into the writer's database.

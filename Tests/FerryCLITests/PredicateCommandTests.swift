@@ -282,8 +282,8 @@ struct GzipConvertTests {
     func corrupt() throws {
         let dir = scratchDirectory()
         var bytes = [UInt8]()
-        #expect(Ferry.execute(["convert", samplesDirectory() + "/chat.ndjson", dir + "/c.gz", "--quiet"]) == 0)
-        bytes = try InputFile(path: dir + "/c.gz").readAll()
+        #expect(Ferry.execute(["convert", samplesDirectory() + "/chat.ndjson", dir + "/c.ndjson.gz", "--quiet"]) == 0)
+        bytes = try InputFile(path: dir + "/c.ndjson.gz").readAll()
         bytes[bytes.count / 2] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: dir + "/bad.gz"))
         #expect(Ferry.execute(["convert", dir + "/bad.gz", dir + "/out.ndjson", "--quiet"]) == 1)

@@ -104,6 +104,17 @@ struct GzipRoundTripTests {
         #expect(sink.name == "<memory> (gzip)")
     }
 
+    @Test("More compression threads than Processors.maximumThreads are clamped to it, and compress as usual")
+    func threadsClamped() throws {
+        let memory = MemorySink()
+        let sink = try GzipSink(wrapping: memory, configuration: .init(threads: 4096, blockSize: GzipSink.Configuration.minimumBlockSize))
+        #expect(sink.configuration.threads == Processors.maximumThreads)
+        let input = TestData.named("text", count: 300_000)
+        try input.withUnsafeBytes { try sink.write($0) }
+        try sink.commit()
+        #expect(try Gzip.decompress(memory.bytes) == input)
+    }
+
     @Test("Invalid configurations are rejected", arguments: [
         GzipSink.Configuration(level: -1), .init(level: 10), .init(threads: 0), .init(blockSize: 1024),
     ])

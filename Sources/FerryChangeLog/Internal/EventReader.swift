@@ -108,6 +108,7 @@ final class EventReader: RawEventSource {
         framing.passesWholeInputs = threads > 0
         mainDecoder = decoder.forAnotherThread()
         if threads > 0 {
+            let threads = Processors.clampedThreads(threads)
             let boxes = (0..<threads).map { _ in DecoderBox(decoder.forAnotherThread()) }
             let framing = framing
             workers = OrderedWorkers(threads: threads, jobsPerWorker: 4) { job, worker in

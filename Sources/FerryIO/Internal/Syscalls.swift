@@ -8,9 +8,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if os(Linux)
 import CFerrySystem
-#endif
 
 package enum Syscall {
     package static var errno: Int32 {
@@ -215,6 +213,21 @@ package enum Syscall {
         case S_IFLNK: return .symlink
         default: return .other
         }
+    }
+
+    /// Flushes what `print` wrote to standard output (C's `stdout`); 0, or the `errno` of a write
+    /// that failed, now or earlier (the failure is then cleared).
+    package static func flushStandardOutput() -> Int32 {
+        CFerrySystem_flushStandardOutput()
+    }
+
+    /// The absolute path of an existing file or folder, with links, `.` and `..` resolved
+    /// (`realpath`, which allocates the result; it is copied and freed here); `nil` when it
+    /// cannot be resolved (missing).
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Creates a directory (`mkdir`, 0755 before umask); 0 or the `errno`. An existing directory

@@ -1,4 +1,5 @@
 import Dispatch
+import FerryIO
 
 /// Ferry's one ordered parallel pipeline: jobs are handed to worker threads as they are cut and
 /// taken back in the order they were submitted, whatever order the workers finish them in.
@@ -21,9 +22,10 @@ package final class OrderedWorkers<Job: AnyObject & Sendable> {
     /// The most jobs in flight the caller should keep (twice the workers, or more for cheap jobs).
     package let maximumInFlight: Int
 
-    /// Creates `threads` workers (at least one) running `work(job, workerIndex)`.
+    /// Creates `threads` workers (clamped to 1…``Processors/maximumThreads``) running
+    /// `work(job, workerIndex)`.
     package init(threads: Int, jobsPerWorker: Int = 2, work: @escaping @Sendable (Job, Int) -> Void) {
-        let count = max(1, threads)
+        let count = Processors.clampedThreads(threads)
         queues = (0..<count).map { DispatchQueue(label: "ferry.worker.\($0)") }
         maximumInFlight = count * max(1, jobsPerWorker)
         self.work = work

@@ -73,8 +73,11 @@ struct QueryPlan {
             + ["r.id " + (Self.tiesAscending(query.sortKeys) ? "ASC" : "DESC")]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if filter == nil, let limit = query.limit {
-            sqlLimit = limit + 1
-            sql += " LIMIT \(limit + 1)"
+            // One more row than the page tells whether more follow; a page of Int.max rows has
+            // no more.
+            let rows = limit == Int.max ? limit : limit + 1
+            sqlLimit = rows
+            sql += " LIMIT \(rows)"
         }
         self.sql = sql
     }

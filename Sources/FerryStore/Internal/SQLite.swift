@@ -128,8 +128,12 @@ final class SQLiteConnection {
     }
 
     /// Waits up to `milliseconds` for a lock held by another connection (`sqlite3_busy_timeout`).
-    func setBusyTimeout(milliseconds: Int) {
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+    /// Waits up to `seconds` for another connection's lock (`sqlite3_busy_timeout`, in whole
+    /// milliseconds): none for 0, less or NaN; at most `Int32.max` milliseconds (infinity too).
+    func setBusyTimeout(seconds: Double) {
+        let milliseconds = seconds * 1000
+        let wait: Int32 = !(milliseconds > 0) ? 0 : milliseconds >= Double(Int32.max) ? .max : Int32(milliseconds)
+        sqlite3_busy_timeout(handle, wait)
     }
 
     /// Rows changed by the latest INSERT, UPDATE or DELETE (`sqlite3_changes64`).
