@@ -79,7 +79,7 @@ final class ArchiveExtractor {
     /// member is read, and closes it at the member's end); ``commitStaged()`` moves it into place.
     func stage(_ entry: TarEntry) throws -> StagedFile {
         if staging == nil {
-            guard let directory = FileSystem.makeTemporaryDirectory(template: FileSystem.temporaryTemplate(prefix: root + "/.ferry-staging-")) else {
+            guard let directory = FileSystem.makeTemporaryFolder(prefix: root + "/.ferry-staging-") else {
                 throw ArchiveError(.ioFailure, "cannot create a staging folder in `\(root)`", archive: archive,
                                    member: entry.path, offset: entry.headerOffset,
                                    underlying: FerryIOError(.createTemporary, path: root, errno: Syscall.errno))
@@ -113,7 +113,7 @@ final class ArchiveExtractor {
 
     /// Removes the staging folder and whatever is left in it.
     func removeStaging() {
-        if let staging { FileSystem.removeTree(staging) }
+        if let staging { FileSystem.removeTemporaryFolder(staging) }
         staging = nil
     }
 }
