@@ -129,7 +129,7 @@ public final class ArchiveReader {
     }
 
     private let configuration: Configuration
-    private let policy: RecordErrorPolicy
+    private var policy: RecordErrorPolicy
     private let tar: TarReader
     private var manifestBytes: [UInt8] = []
     /// The first member after the leading directories, when it was not the manifest.
@@ -226,7 +226,8 @@ public final class ArchiveReader {
     ///
     /// The archive goes through exactly the checks of ``ArchiveVerifier`` (without requiring a
     /// manifest): every member's size and SHA-256, every records member decoded and its counts
-    /// per type, the schema, the members listed. Each member is written to a staging folder
+    /// per type, the schema, the members listed. (Record files no manifest vouches for are written
+    /// whatever they hold: their bad records are skipped while counting, not refused.) Each member is written to a staging folder
     /// inside `directory` as it is read, and all of them are moved into place only once the
     /// whole archive checked out (to its tar end and gzip trailer); on any failure none of them
     /// appears. Every regular file is written, record file or not. ``recordCount`` then gives the
@@ -247,6 +248,11 @@ public final class ArchiveReader {
         defer { extractor.removeStaging() }
         stage = { try extractor.stage($0) }
         defer { stage = nil }
+        // Extraction writes every file: a record file no manifest vouches for is written whatever
+        // it holds (a saved response with a per-record server error, a `package.json`), its bad
+        // records only skipped while counting. Members a manifest lists still fail on any (their
+        // counts, and the schema, then disagree with the manifest too).
+        policy = .skip(rejects: nil)
         _ = try ArchiveVerifier(configuration: configuration, requiresManifest: false).check(self)
         var written = try extractor.commitStaged()
         if manifestPlacement != .notRead {

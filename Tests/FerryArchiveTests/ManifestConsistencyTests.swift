@@ -109,3 +109,18 @@ extension String {
         return replacingCharacters(in: range, with: replacement)
     }
 }
+
+@Suite("Extracting archives without a manifest")
+struct ExtractWithoutManifestTests {
+    @Test("extract writes a record file that does not decode when no manifest vouches for it, byte for byte")
+    func writesUndecodableRecordFiles() throws {
+        let response = Array(#"{"records":[{"recordName":"a","serverErrorCode":"NOT_FOUND","reason":"gone"}]}"#.utf8)
+        let broken = Array("{\"recordName\":\n".utf8)
+        let bytes = try TarBuilder.tarGzip([.file("pages/lookup.json", response), .file("pages/broken.ndjson", broken),
+                                            .file("package.json", Array(#"{"name":"x"}"#.utf8))])
+        let scratch = try ScratchDirectory()
+        #expect(try ArchiveReader(source: MemorySource(bytes)).extract(to: scratch.file("out")) == 3)
+        #expect(try fileBytes(scratch.file("out/pages/lookup.json")) == response)
+        #expect(try fileBytes(scratch.file("out/pages/broken.ndjson")) == broken)
+    }
+}
