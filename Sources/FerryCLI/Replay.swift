@@ -16,7 +16,8 @@ struct Replay: ParsableCommand {
         responses (records/changes, changes/zone, changes/database, zones/changes), one per line or \
         pretty-printed: files, folders of response files (every file under them, subfolders \
         included, in name order; hidden entries skipped and counted on stderr), or - for stdin; \
-        gzip is recognized by content. Change tokens are opaque: order comes from the history.
+        gzip is recognized by content. An archive (.tar.gz) is refused: extract it and replay the \
+        folder. Change tokens are opaque: order comes from the history.
 
         A save replaces a record, a delete removes it, deleting or purging a zone removes its \
         records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
