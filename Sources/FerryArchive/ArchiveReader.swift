@@ -226,12 +226,12 @@ public final class ArchiveReader {
     ///
     /// The archive goes through exactly the checks of ``ArchiveVerifier`` (without requiring a
     /// manifest): every member's size and SHA-256, every records member decoded and its counts
-    /// per type, the schema, the members listed. (Record files no manifest vouches for are written
-    /// whatever they hold: their bad records are skipped while counting, not refused.) Each member is written to a staging folder
+    /// per type, the schema, the members listed. Each member is written to a staging folder
     /// inside `directory` as it is read, and all of them are moved into place only once the
     /// whole archive checked out (to its tar end and gzip trailer); on any failure none of them
-    /// appears. Every regular file is written, record file or not. ``recordCount`` then gives the
-    /// records extracted.
+    /// appears. Every regular file is written, record file or not; a record file no manifest
+    /// vouches for is written whatever it holds (its bad records are skipped while counting, not
+    /// refused). ``recordCount`` then gives the records extracted.
     ///
     /// Nothing is ever written outside `directory`: member names were checked when read, and an
     /// existing symlink or non-directory on the way to a member stops extraction.
