@@ -8,6 +8,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <stdint.h>
+#include <sys/syscall.h>
+#endif
 #include "CFerrySystem.h"
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -398,4 +403,39 @@ long CFerrySystem_compactJSON(const unsigned char *in, long count, unsigned char
         __atomic_store_n(&best, kind, __ATOMIC_RELAXED);
     }
     return CFerrySystem_compactJSONWith(kind, in, count, out);
+}
+
+int CFerrySystem_removeFlatFolder(const char *path) {
+#ifdef __linux__
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0) {
+        // The kernel's record (struct linux_dirent64), which no header declares for user space.
+        struct entry {
+            uint64_t inode;
+            int64_t offset;
+            unsigned short length;
+            unsigned char type;
+            char name[];
+        };
+        char buffer[4096] __attribute__((aligned(8)));
+        // Removing entries while reading them may hide some from this pass: read again from the
+        // start until a pass removes nothing.
+        int removed = 1;
+        while (removed) {
+            removed = 0;
+            if (lseek(fd, 0, SEEK_SET) != 0) break;
+            long n;
+            while ((n = syscall(SYS_getdents64, fd, buffer, sizeof buffer)) > 0) {
+                for (long at = 0; at < n;) {
+                    struct entry *e = (struct entry *)(buffer + at);
+                    at += e->length;
+                    if (e->name[0] == '.' && (e->name[1] == 0 || (e->name[1] == '.' && e->name[2] == 0))) continue;
+                    if (unlinkat(fd, e->name, 0) == 0) removed = 1;
+                }
+            }
+        }
+        close(fd);
+    }
+#endif
+    return rmdir(path);
 }

@@ -132,6 +132,15 @@ extension ArchiveManifest {
             if let token = item["changeToken"] { zone.changeToken = try string(token, "\(what).changeToken") }
             zones.append(zone)
         }
+        // The top-level count is derived from the zones' (``recordCount``); one that disagrees
+        // says the manifest is not what its writer meant, and nothing else would check it.
+        if let stated = object["recordCount"] {
+            let total = try integer(stated, "`recordCount`")
+            let sum = zones.reduce(0) { $0 + $1.recordCount }
+            guard total == sum else {
+                throw invalid("expected `recordCount` to be the sum of the zones' record counts, \(sum), found \(total)")
+            }
+        }
         schema = [:]
         if let schemaObject = object["schema"] {
             guard let map = schemaObject.objectValue else { throw invalid("expected an object for `schema`") }

@@ -94,6 +94,8 @@ public final class ArchiveReader {
     public private(set) var memberCount = 0
     /// Members read as records so far.
     public private(set) var recordMemberCount = 0
+    /// Records read so far: returned by ``nextRecord()``, or checked and written by ``extract(to:)``.
+    public private(set) var recordCount = 0
     /// Members skipped because they are not record files, in archive order.
     public private(set) var skippedMembers: [SkippedMember] = []
     /// Records skipped under ``RecordErrorPolicy/skip(rejects:)`` so far.
@@ -127,7 +129,7 @@ public final class ArchiveReader {
     }
 
     private let configuration: Configuration
-    private let policy: RecordErrorPolicy
+    private var policy: RecordErrorPolicy
     private let tar: TarReader
     private var manifestBytes: [UInt8] = []
     /// The first member after the leading directories, when it was not the manifest.
@@ -142,6 +144,8 @@ public final class ArchiveReader {
     private var memberOutputBytes = 0
     private var hasStarted = false
     private var isFinished = false
+    /// While extracting: where each member's bytes are copied as they are read.
+    private var stage: ((TarEntry) throws -> StagedFile)?
 
     /// Opens the archive at `path`.
     ///
@@ -220,64 +224,41 @@ public final class ArchiveReader {
     /// Writes every member under `directory` (created if missing; its parent must exist),
     /// `manifest.json` included, and returns how many files were written.
     ///
-    /// Each file is written to a temporary name and renamed into place only once something
-    /// vouches for it: its size and SHA-256 matching the manifest, checked as it streams past
-    /// when the manifest came before it. Members before a later manifest wait in a staging folder
-    /// inside `directory` until it arrives; in an archive without a manifest every member waits
-    /// until the whole archive has been read intact (tar end and gzip trailer), then all are moved
-    /// into place. Every regular file is written, record file or not.
+    /// The archive goes through exactly the checks of ``ArchiveVerifier`` (without requiring a
+    /// manifest): every member's size and SHA-256, every records member decoded and its counts
+    /// per type, the schema, the members listed. Each member is written to a staging folder
+    /// inside `directory` as it is read, and all of them are moved into place only once the
+    /// whole archive checked out (to its tar end and gzip trailer); on any failure none of them
+    /// appears. Every regular file is written, record file or not; a record file no manifest
+    /// vouches for is written whatever it holds (its bad records are skipped while counting, not
+    /// refused). ``recordCount`` then gives the records extracted.
     ///
     /// Nothing is ever written outside `directory`: member names were checked when read, and an
     /// existing symlink or non-directory on the way to a member stops extraction.
     ///
-    /// - Throws: ``ArchiveError`` naming the first bad member; members put in place before it stay.
+    /// - Throws: ``ArchiveError`` naming the first bad member, the same one ``ArchiveVerifier``
+    ///   reports.
     @discardableResult
     public func extract(to directory: String) throws -> Int {
         guard !hasStarted else {
             throw ArchiveError(.invalidState, "expected a reader that has not returned records yet", archive: name)
         }
-        hasStarted = true
         let root = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         let extractor = try ArchiveExtractor(root: root, archive: name)
         defer { extractor.removeStaging() }
-        var written = 0
-        if manifestPlacement == .first {
+        stage = { try extractor.stage($0) }
+        defer { stage = nil }
+        // Extraction writes every file: a record file no manifest vouches for is written whatever
+        // it holds (a saved response with a per-record server error, a `package.json`), its bad
+        // records only skipped while counting. Members a manifest lists still fail on any (their
+        // counts, and the schema, then disagree with the manifest too).
+        policy = .skip(rejects: nil)
+        _ = try ArchiveVerifier(configuration: configuration, requiresManifest: false).check(self)
+        var written = try extractor.commitStaged()
+        if manifestPlacement != .notRead {
             try extractor.write(manifestBytes, components: [ArchivePath.manifest])
             written += 1
         }
-        while let entry = try nextEntry() {
-            if entry.path == ArchivePath.manifest && manifestPlacement == .notRead {
-                try readManifest(entry)
-                for member in early {
-                    guard case .staged(let staged) = member.handling else { continue }
-                    try extractor.commitStaged(staged, components: member.entry.components, member: member.entry.path)
-                    written += 1
-                }
-                early = []
-                try extractor.write(manifestBytes, components: [ArchivePath.manifest])
-                written += 1
-                continue
-            }
-            try checkFirstSighting(entry)
-            let source = MemberSource(tar: tar, archive: name, member: entry.path)
-            if manifestPlacement == .notRead {
-                let staged = try extractor.stage(source, entry: entry)
-                let digest = try source.finish()
-                early.append(EarlyMember(entry: entry, size: source.bytesRead, sha256: digest, handling: .staged(path: staged)))
-            } else {
-                let member = try listedMember(for: entry)
-                try extractor.write(source, components: entry.components, member: member, entry: entry, reader: self)
-                written += 1
-            }
-        }
-        if manifestPlacement == .notRead {
-            for member in early {
-                guard case .staged(let staged) = member.handling else { continue }
-                try extractor.commitStaged(staged, components: member.entry.components, member: member.entry.path)
-                written += 1
-            }
-        }
-        try finish()
         return written
     }
 
@@ -337,7 +318,7 @@ public final class ArchiveReader {
     /// Starts on a member: opens its records, or hands it to ``onMember``, or skips it.
     private func begin(_ entry: TarEntry) throws {
         try checkFirstSighting(entry)
-        let source = MemberSource(tar: tar, archive: name, member: entry.path)
+        let source = MemberSource(tar: tar, archive: name, member: entry.path, copy: try stage?(entry))
         if manifestPlacement != .notRead {
             let member = try listedMember(for: entry)
             if member.kind == .records, let zone = manifest.zone(at: member.path) {
@@ -402,6 +383,7 @@ public final class ArchiveReader {
         do { record = try current.reader.next() } catch { throw memberError(error, entry: current.entry) }
         if let record {
             current.count += 1
+            recordCount += 1
             if let type = record.recordType { current.typeCounts[type, default: 0] += 1 }
             open = current
             return ArchiveRecord(record: record, database: current.database, zoneID: current.zoneID,
@@ -502,8 +484,6 @@ public final class ArchiveReader {
                 guard listed.kind == .changes else { throw conflict("it listed as \(Self.describe(listed.kind))") }
             case .skipped:
                 throw conflict("it listed as \(Self.describe(listed.kind))")
-            case .staged:
-                break
             }
         }
     }
@@ -555,8 +535,21 @@ public final class ArchiveReader {
             }
             guard paths.insert(member.path).inserted else { throw invalid("expected member `\(member.path)` to be listed once") }
         }
-        for zone in manifest.zones where manifest.member(at: zone.path)?.kind != .records {
-            throw invalid("expected zone `\(zone.zoneID.zoneName)` to point at a records member, found `\(zone.path)`")
+        // Zones and records members pair up one to one: a member of no zone, or of two, would have
+        // its records dropped or attributed to one zone only.
+        var zones: [String: ArchiveManifest.Zone] = [:]
+        for zone in manifest.zones {
+            guard manifest.member(at: zone.path)?.kind == .records else {
+                throw invalid("expected zone `\(zone.zoneID.zoneName)` to point at a records member, found `\(zone.path)`")
+            }
+            if let other = zones[zone.path] {
+                throw invalid("expected each zone to have its own records member, found zones `\(other.zoneID.zoneName)` "
+                              + "(\(other.database)) and `\(zone.zoneID.zoneName)` (\(zone.database)) both at `\(zone.path)`")
+            }
+            zones[zone.path] = zone
+        }
+        for member in manifest.members where member.kind == .records && zones[member.path] == nil {
+            throw invalid("expected records member `\(member.path)` to be the path of one of the manifest's zones, found none")
         }
     }
 }

@@ -67,17 +67,19 @@ public struct ArchiveVerifier {
     ///
     /// - Throws: ``ArchiveError`` for the first bad member, or for a missing manifest.
     public func verify(path: String) throws -> Report {
-        try verify(ArchiveReader(path: path, configuration: configuration))
+        try check(ArchiveReader(path: path, configuration: configuration))
     }
 
     /// Verifies an archive read from `source` (gzip-compressed or not).
     ///
     /// - Throws: ``ArchiveError`` for the first bad member, or for a missing manifest.
     public func verify(_ source: any ByteSource) throws -> Report {
-        try verify(ArchiveReader(source: source, configuration: configuration))
+        try check(ArchiveReader(source: source, configuration: configuration))
     }
 
-    private func verify(_ reader: ArchiveReader) throws -> Report {
+    /// Reads the whole archive through `reader` and checks it: what ``verify(path:)`` does, and
+    /// what ``ArchiveReader/extract(to:)`` does before it moves anything into place.
+    func check(_ reader: ArchiveReader) throws -> Report {
         var records = 0
         var schema: [String: ArchiveManifest.RecordTypeSchema] = [:]
         while let item = try reader.nextRecord() {

@@ -101,8 +101,8 @@ public final class ArchiveWriter {
         if let slash = stagingPrefix.lastIndex(of: "/") {
             FileSystem.removeStaleTemporaries(in: slash == stagingPrefix.startIndex ? "/" : String(stagingPrefix[..<slash]))
         }
-        let stagingTemplate = FileSystem.temporaryTemplate(prefix: stagingPrefix)
-        guard let staging = FileSystem.makeTemporaryDirectory(template: stagingTemplate) else {
+        guard let staging = FileSystem.makeTemporaryFolder(prefix: stagingPrefix) else {
+            let stagingTemplate = FileSystem.temporaryTemplate(prefix: stagingPrefix)
             throw ArchiveError(.ioFailure, "cannot create the staging directory `\(stagingTemplate)`",
                                archive: name, underlying: FerryIOError(.createTemporary, path: stagingTemplate,
                                                                        errno: Syscall.errno))
@@ -194,7 +194,7 @@ public final class ArchiveWriter {
     public func finish() throws -> ArchiveManifest {
         try checkOpen()
         isFinished = true
-        defer { FileSystem.removeTree(stagingPath) }
+        defer { FileSystem.removeTemporaryFolder(stagingPath) }
         var manifest = ArchiveManifest(createdAt: configuration.createdAt ?? Syscall.nowMilliseconds(),
                                        ferryVersion: configuration.ferryVersion)
         var staged: [(ArchiveManifest.Member, String)] = []
@@ -235,7 +235,7 @@ public final class ArchiveWriter {
     public func abandon() {
         isFinished = true
         for state in zones { state.file.abandon() }
-        FileSystem.removeTree(stagingPath)
+        FileSystem.removeTemporaryFolder(stagingPath)
     }
 
     // MARK: - Internals

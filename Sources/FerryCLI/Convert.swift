@@ -13,7 +13,9 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert records between formats, filtering and projecting on the way.",
         discussion: """
-        INPUT may be a file, a folder (every file in it, by name), or - for standard input; OUTPUT a \
+        INPUT may be a file, a folder (every file under it, subfolders included, by name; hidden \
+        entries and SQLite -wal/-shm/-journal files beside a store are skipped, and counted on \
+        stderr), or - for standard input; OUTPUT a \
         file or - for standard output. gzip-compressed inputs are recognized by their content; \
         an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to: \
         an OUTPUT whose extension Ferry does not know needs --to (- is NDJSON), and .tar is an archive without gzip. Inputs may \
@@ -178,7 +180,7 @@ struct Convert: ParsableCommand {
             if progress.isEnabled {
                 pipeline.onProgress = { progress.update(records: $0.recordsIn, bytes: $0.bytesIn, clock: clock) }
             }
-            let sources = RecordSources(paths: try expandInputs(Array(paths.dropLast())),
+            let sources = RecordSources(paths: try expandInputs(Array(paths.dropLast()), quiet: quiet),
                                         options: RecordInputOptions(format: from, policy: pipeline.policy, maximumLineBytes: maxLineBytes),
                                         transform: pipeline.transform)
             sources.output = out
@@ -249,15 +251,25 @@ func writeSummary(_ json: String, outputIsStdout: Bool) {
     if outputIsStdout { StandardError.write(json + "\n") } else { print(json) }
 }
 
-/// Expands folders into the files they hold (sorted by name).
-func expandInputs(_ inputs: [String]) throws -> [String] {
+/// Expands folders into the files under them (`FileSystem.listFiles`: subfolders depth-first, by
+/// name), saying on stderr, unless `quiet`, how many entries each folder passed over (hidden
+/// entries, SQLite sidecar files, links back up the tree, FIFOs and devices).
+func expandInputs(_ inputs: [String], quiet: Bool) throws -> [String] {
     var result: [String] = []
     for input in inputs {
         if input != "-" && FileSystem.isDirectory(input) {
+            let listing: FolderListing
             do {
-                result.append(contentsOf: try FileSystem.files(in: input))
+                listing = try FileSystem.listFiles(in: input)
             } catch let error as FerryIOError {
                 throw CommandFailure(message: error.description)
+            }
+            result.append(contentsOf: listing.files)
+            if !quiet && !listing.skipped.isEmpty {
+                let count = listing.skipped.count
+                let shown = listing.skipped.prefix(3).joined(separator: ", ") + (count > 3 ? ", …" : "")
+                StandardError.write("ferry: \(input): skipped \(count) \(count == 1 ? "entry" : "entries") (hidden, SQLite "
+                                    + "sidecar files, links back up the folder, neither file nor folder): \(shown)\n")
             }
         } else {
             result.append(input)

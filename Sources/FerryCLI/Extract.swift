@@ -10,9 +10,12 @@ struct Extract: ParsableCommand {
         discussion: """
         Nothing is ever written outside DIRECTORY: absolute paths, .. components, links, devices \
         and FIFOs are refused, an existing symlink on the way to a member stops extraction, and \
-        decompression bombs are stopped by the ratio and size limits. Each file is written under a \
-        temporary name and renamed into place only after its size and SHA-256 match the manifest. \
-        On a bad member, extraction stops with exit 1; members before it stay extracted.
+        decompression bombs are stopped by the ratio and size limits. The archive is checked as \
+        ferry verify checks it (every member's size and SHA-256, every records member decoded and \
+        its counts per record type, the schema, the total record count) while each member is \
+        written to a hidden staging folder inside DIRECTORY; the members are moved into place only \
+        once all of it checked out. On any problem, extraction stops with exit 1 and no member \
+        appears.
 
         Examples:
           ferry extract backup.tar.gz restore/
@@ -49,13 +52,13 @@ struct Extract: ParsableCommand {
                                           "members": .number(JSONNumber(Int64(written))),
                                           "manifest": .bool(reader.manifestPlacement != .notRead)]
                 if reader.manifestPlacement != .notRead {
-                    object.append(key: "records", value: .number(JSONNumber(Int64(reader.manifest.recordCount))))
                 }
+                object.append(key: "records", value: .number(JSONNumber(Int64(reader.recordCount))))
                 print(render(.object(object)))
             } else if !quiet {
                 let checked = reader.manifestPlacement == .notRead
                     ? "no manifest: nothing vouches for them beyond an intact archive"
-                    : "\(reader.manifest.recordCount) records, every member checked against the manifest"
+                    : "\(reader.recordCount) records, every member checked against the manifest"
                 StandardError.write("ferry: extracted \(written) members (\(checked)) into \(directory)\n")
             }
         } catch {

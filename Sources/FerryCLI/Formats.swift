@@ -157,9 +157,19 @@ func wholeIfSmallGzipDocument(_ source: any ByteSource, path: String, size: Int?
 
 /// A history file as `replay` reads it: decompressed, and a small gzipped response handed to the
 /// decoding threads whole (``wholeIfSmallGzipDocument(_:path:size:)``).
+///
+/// An archive (a tar stream, recognized by content as convert recognizes one) is refused with a
+/// message saying so, rather than failing on its first tar header as if it were JSON.
 func openHistory(_ path: String) throws -> any ByteSource {
     let file = try InputFile(path: path)
-    return try wholeIfSmallGzipDocument(try Compression.openInput(file), path: path, size: file.size)
+    let opened = try Compression.openInput(file)
+    let source = opened as? PeekableSource ?? PeekableSource(opened)
+    if ArchiveDetection.isArchive(prefix: try source.peek(ArchiveDetection.prefixLength)) {
+        throw CommandFailure(message: "\(path): expected a change log or saved CloudKit change responses, found an archive "
+                             + "(a tar stream), which replay does not read: extract it (ferry extract \(path) DIR) and "
+                             + "replay the folder, or replay the files it was made from")
+    }
+    return try wholeIfSmallGzipDocument(source, path: path, size: file.size)
 }
 
 /// The record sources of a list of inputs, in order, for a ``RecordPipeline``: consecutive

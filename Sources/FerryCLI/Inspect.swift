@@ -52,7 +52,7 @@ struct Inspect: ParsableCommand {
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         do {
-            let paths = FileReadahead(try expandInputs(inputs))
+            let paths = FileReadahead(try expandInputs(inputs, quiet: quiet))
             while let path = paths.next() {
                 switch StoreFile.kind(at: path) {
                 case .store:

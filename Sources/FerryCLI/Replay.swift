@@ -14,8 +14,10 @@ struct Replay: ParsableCommand {
         discussion: """
         HISTORY is Ferry change-log NDJSON (Docs/ChangeLogFormat.md) or saved CloudKit change \
         responses (records/changes, changes/zone, changes/database, zones/changes), one per line or \
-        pretty-printed: files, folders of response files (read in name order), or - for stdin; \
-        gzip is recognized by content. Change tokens are opaque: order comes from the history.
+        pretty-printed: files, folders of response files (every file under them, subfolders \
+        included, in name order; hidden entries skipped and counted on stderr), or - for stdin; \
+        gzip is recognized by content. An archive (.tar.gz) is refused: extract it and replay the \
+        folder. Change tokens are opaque: order comes from the history.
 
         A save replaces a record, a delete removes it, deleting or purging a zone removes its \
         records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
@@ -197,7 +199,7 @@ struct Replay: ParsableCommand {
                 logWriter = writer
             }
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            let paths = FileReadahead(try Replayer.expandHistory(histories))
+            let paths = FileReadahead(try expandInputs(histories, quiet: quiet))
             try replayer.apply(sources: {
                 guard let path = paths.next() else { return nil }
                 return try openHistory(path)
@@ -244,7 +246,7 @@ struct Replay: ParsableCommand {
             let replayer = try StoreReplayer(path: path, configuration: .init(
                 database: database, cascade: cascade, transaction: transaction, busyTimeout: busyTimeout, reader: reader))
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            try replayer.apply(files: try Replayer.expandHistory(histories), threads: threads) { path in
+            try replayer.apply(files: try expandInputs(histories, quiet: quiet), threads: threads) { path in
                 try openHistory(path)
             }
             try replayer.finish()

@@ -92,11 +92,10 @@ enum StoreCarryOver {
             if let token = zone.syncToken { try output.archive.setChangeToken(token, for: zone.zoneID, database: zone.database) }
         }
         FileSystem.removeStaleTemporaries(in: FileSystem.temporaryDirectory)
-        guard let directory = FileSystem.makeTemporaryDirectory(
-            template: FileSystem.temporaryTemplate(prefix: FileSystem.temporaryDirectory + "/.ferry-journal-")) else {
+        guard let directory = FileSystem.makeTemporaryFolder(prefix: FileSystem.temporaryDirectory + "/.ferry-journal-") else {
             throw CommandFailure(message: "cannot make a temporary folder for the store's journal in \(FileSystem.temporaryDirectory)")
         }
-        defer { FileSystem.removeTree(directory) }
+        defer { FileSystem.removeTemporaryFolder(directory) }
         for database in Set(zones.map(\.database)).sorted() {
             let path = directory + "/journal.ndjson"
             let file = try OutputFile(path: path)

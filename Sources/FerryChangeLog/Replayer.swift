@@ -268,12 +268,13 @@ public final class Replayer {
     /// SQLite; later files are read and their live records copied.
     static var defaultMaximumMappedFiles: Int { (SystemMemory.mapCountLimit ?? 65_530) / 4 }
 
-    /// The files of a history: files as given, folders replaced by the regular files in them in
-    /// name order (hidden files skipped).
+    /// The files of a history: files as given, folders replaced by the files under them
+    /// (`FileSystem.listFiles`: subfolders depth-first, by name; hidden entries and SQLite sidecar
+    /// files skipped).
     public static func expandHistory(_ paths: [String]) throws -> [String] {
         var files: [String] = []
         for path in paths {
-            if path != "-" && FileSystem.isDirectory(path) { files += try FileSystem.files(in: path) } else { files.append(path) }
+            if path != "-" && FileSystem.isDirectory(path) { files += try FileSystem.listFiles(in: path).files } else { files.append(path) }
         }
         return files
     }

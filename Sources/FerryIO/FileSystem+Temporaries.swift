@@ -77,6 +77,23 @@ extension FileSystem {
         removeStaleTemporaries(in: folder)
     }
 
+    /// Makes a temporary folder of this process (`prefix`, the process ID, `-XXXXXX`; `prefix`
+    /// must end in `.ferry-KIND-`) that is removed, with the files in it, if the process is
+    /// interrupted (``TemporaryFiles``), as Ferry's temporary files are, and by the next run in
+    /// its folder if the process is killed (``removeStaleTemporaries(in:)``). Remove it with
+    /// ``removeTemporaryFolder(_:)``. Returns `nil` (with `errno` set) when it cannot be made.
+    public static func makeTemporaryFolder(prefix: String) -> String? {
+        guard let folder = makeTemporaryDirectory(template: temporaryTemplate(prefix: prefix)) else { return nil }
+        TemporaryFiles.shared.register(folder, isFolder: true)
+        return folder
+    }
+
+    /// Removes a folder made by ``makeTemporaryFolder(prefix:)`` with everything in it.
+    public static func removeTemporaryFolder(_ folder: String) {
+        removeTree(folder)
+        TemporaryFiles.shared.unregister(folder)
+    }
+
     /// The process's file-creation mask (`umask`, read and restored).
     public static var currentUmask: mode_t { Syscall.currentUmask() }
 }

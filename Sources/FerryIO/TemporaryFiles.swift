@@ -5,8 +5,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CFerrySystem
 
-/// The temporary files this process has open, removed if the process is interrupted
+/// The temporary files and staging folders this process has open, removed if the process is interrupted
 /// (SIGINT, SIGTERM, SIGHUP, SIGPIPE) so that an interrupted run leaves nothing behind.
 ///
 /// On Linux, SIGBUS — raised when a file read in place (``MappedFile``) is truncated under the
@@ -26,10 +27,14 @@ public final class TemporaryFiles: @unchecked Sendable {
     // Fixed-size table of C strings so the signal handler never allocates.
     private static let capacity = 64
     private let table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    /// Whether each entry of `table` is a (flat) folder rather than a file.
+    private let isFolder: UnsafeMutablePointer<Bool>
 
     private init() {
         table = .allocate(capacity: Self.capacity)
         table.initialize(repeating: nil, count: Self.capacity)
+        isFolder = .allocate(capacity: Self.capacity)
+        isFolder.initialize(repeating: false, count: Self.capacity)
     }
 
     /// Installs the signal handlers (once) and unblocks those signals for the calling thread, so
@@ -60,10 +65,13 @@ public final class TemporaryFiles: @unchecked Sendable {
         return true
     }()
 
-    /// Adds a file to remove if the process is interrupted (a store built beside its target).
-    package func register(_ path: String) {
+    /// Adds a file to remove if the process is interrupted (a store built beside its target), or
+    /// with `isFolder` a folder of files (a staging folder: ``FileSystem/makeTemporaryFolder(prefix:)``),
+    /// removed with the files directly in it.
+    package func register(_ path: String, isFolder folder: Bool = false) {
         lock.withLock {
             for i in 0..<Self.capacity where table[i] == nil {
+                isFolder[i] = folder
                 table[i] = strdup(path)
                 return
             }
@@ -84,7 +92,9 @@ public final class TemporaryFiles: @unchecked Sendable {
 
     fileprivate func removeAllForSignal() {
         for i in 0..<Self.capacity {
-            if let entry = table[i] { unlink(entry) }
+            if let entry = table[i] {
+                if isFolder[i] { _ = CFerrySystem_removeFlatFolder(entry) } else { unlink(entry) }
+            }
         }
     }
 }

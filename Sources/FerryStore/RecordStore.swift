@@ -80,11 +80,15 @@ public final class RecordStore {
         self.path = path
         self.access = access
         self.configuration = configuration
-        let connection = try SQLiteConnection(path: path, mode: access == .readOnly ? .readOnlyMode
-                                                  : creating ? .createIfMissing : .readWrite)
+        // Readers open the file read-write and refuse writes with `query_only`: SQLite deletes a
+        // WAL store's -wal and -shm files when the last connection closes, but not when that
+        // connection is read-only, so read-only readers left them beside the store after every
+        // read. (A write-protected file is still opened, read-only, by SQLite itself.)
+        let connection = try SQLiteConnection(path: path, mode: creating ? .createIfMissing : .readWrite)
         self.connection = connection
         connection.setBusyTimeout(seconds: configuration.busyTimeout)
         do {
+            if access == .readOnly { try connection.execute("PRAGMA query_only = ON") }
             try connection.registerFunctions()
             if creating {
                 // Before the first table (a database's page size is fixed when it is made), and

@@ -202,7 +202,8 @@ struct ArchiveHostileTests {
         #expect(try runTool("gzip", ["-t", archive]).status == 0) // the gzip layer is intact
         let error = try #require(Self.extractionError(archive, in: scratch))
         #expect(error.member == member)
-        #expect(error.code == .checksumMismatch)
+        // extract decodes records members as verify does: the flip may break a record first.
+        #expect([ArchiveError.Code.checksumMismatch, .invalidRecord].contains(error.code))
         #expect(!FileSystem.exists(scratch.file("target/" + member)))
         do {
             _ = try ArchiveVerifier().verify(path: archive)

@@ -168,7 +168,8 @@ struct ManifestPlacementTests {
         let scratch = try ScratchDirectory()
         let archive = try members.archive(manifestAt: 3, replacing: [target.path: bytes])
         let error = try #require(archiveError { try ArchiveReader(source: MemorySource(archive)).extract(to: scratch.file("out")) })
-        #expect(error.code == .checksumMismatch && error.member == target.path)
+        // Records members are decoded as verify decodes them: the flip may break a record first.
+        #expect([ArchiveError.Code.checksumMismatch, .invalidRecord].contains(error.code) && error.member == target.path)
         #expect(scratch.listing().filter { $0.hasPrefix("out/") }.isEmpty, "\(scratch.listing())")
     }
 

@@ -233,3 +233,24 @@ struct InspectCommandTests {
         #expect(err.contains("-:1:1: record 1:"))
     }
 }
+
+@Suite("Folder inputs")
+struct FolderInputTests {
+    let samples = samplesDirectory()
+
+    @Test("A folder input reads the files in its subfolders, and says on stderr what it skipped")
+    func folderDescendsAndCountsSkipped() throws {
+        let dir = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/in/day1/morning", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: samples + "/chat.ndjson", toPath: dir + "/in/day1/morning/chat.ndjson")
+        try FileManager.default.copyItem(atPath: samples + "/shopping.ndjson", toPath: dir + "/in/shopping.ndjson")
+        try FileManager.default.copyItem(atPath: samples + "/chat.ndjson", toPath: dir + "/in/.hidden.ndjson")
+        let (status, _, error) = try runBinary(["convert", dir + "/in", dir + "/out.ndjson"])
+        #expect(status == 0, "\(error)")
+        #expect(try records(at: dir + "/out.ndjson")
+            == records(at: samples + "/chat.ndjson") + records(at: samples + "/shopping.ndjson"))
+        #expect(error.contains("skipped 1 entry") && error.contains(".hidden.ndjson"), "\(error)")
+        let (quietStatus, _, quietError) = try runBinary(["convert", dir + "/in", dir + "/out2.ndjson", "--quiet"])
+        #expect(quietStatus == 0 && quietError.isEmpty, "\(quietError)")
+    }
+}

@@ -398,3 +398,28 @@ extension Replayer {
         return replayer.tokens
     }
 }
+
+@Suite("replay and archives")
+struct ReplayArchiveTests {
+    @Test("replay refuses an archive with a message saying it is one and how to replay its files", arguments: [false, true])
+    func archiveIsRefusedClearly(manifest: Bool) throws {
+        let dir = scratchDirectory()
+        let samples = samplesDirectory()
+        if manifest {
+            #expect(Ferry.execute(["convert", samples + "/chat.ndjson", dir + "/a.tar.gz", "--quiet"]) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: dir + "/pages", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: samples + "/chat-history.ndjson", toPath: dir + "/pages/h.ndjson")
+            let tar = Process()
+            tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            tar.arguments = ["tar", "czf", dir + "/a.tar.gz", "-C", dir, "pages"]
+            try tar.run()
+            tar.waitUntilExit()
+            #expect(tar.terminationStatus == 0)
+        }
+        let (status, _, error) = try runBinary(["replay", dir + "/a.tar.gz", "--out", dir + "/state.ndjson"])
+        #expect(status == 1)
+        #expect(error.contains("found an archive") && error.contains("ferry extract"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state.ndjson"))
+    }
+}

@@ -298,5 +298,45 @@ struct StoreTombstoneTests {
         let b = try records(at: directory + "/b.ndjson").map(RecordJSON.encodedString)
         #expect(a.count == 2)
         #expect(b == a)
+@Suite("Reading a store leaves nothing beside it")
+struct StoreReaderCleanupTests {
+    let samples = samplesDirectory()
+
+    /// The files of `directory`, sorted.
+    static func listing(_ directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+    }
+
+    @Test("Every command that reads a store leaves no -wal or -shm file beside it", arguments: [
+        ["convert", "STORE", "OUT/o.ndjson", "--quiet"],
+        ["inspect", "STORE"],
+        ["verify", "STORE", "--quiet"],
+        ["query", "STORE", "--type", "Message"],
+        ["fetch", "STORE", "nope"],
+        ["diff", "STORE", "STORE"],
+    ])
+    func readersLeaveNoSidecars(command: [String]) throws {
+        let directory = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: directory + "/in", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory + "/out", withIntermediateDirectories: true)
+        let store = directory + "/in/s.sqlite"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", store, "--quiet"]) == 0)
+        #expect(try Self.listing(directory + "/in") == ["s.sqlite"])
+        let arguments = command.map { $0.replacingOccurrences(of: "STORE", with: store).replacingOccurrences(of: "OUT", with: directory + "/out") }
+        _ = try runBinary(arguments)
+        #expect(try Self.listing(directory + "/in") == ["s.sqlite"], "\(command[0])")
+    }
+
+    @Test("A folder holding a store converts the same the second time")
+    func folderWithStoreConvertsTwice() throws {
+        let directory = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: directory + "/in", withIntermediateDirectories: true)
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/in/s.sqlite", "--quiet"]) == 0)
+        try FileManager.default.copyItem(atPath: samples + "/shopping.ndjson", toPath: directory + "/in/shopping.ndjson")
+        let first = try runBinary(["convert", directory + "/in", directory + "/one.ndjson", "--quiet"])
+        let second = try runBinary(["convert", directory + "/in", directory + "/two.ndjson", "--quiet"])
+        #expect(first.0 == 0 && second.0 == 0, "\(first.2) \(second.2)")
+        #expect(try records(at: directory + "/two.ndjson") == records(at: directory + "/one.ndjson"))
+        #expect(try records(at: directory + "/one.ndjson").count == 13)
     }
 }

@@ -1,6 +1,8 @@
 // What Swift cannot reach directly, wrapped in plain C as swift-nio's CNIOLinux does: the CPU
-// affinity mask, O_TMPFILE and sync_file_range (glibc hides them behind _GNU_SOURCE), glibc's allocator settings (`mallopt`),
-// the C library's `stdout` stream (a global Swift 6 will not touch), the compiler's prefetch hint, the
+// affinity mask, O_TMPFILE and sync_file_range (glibc hides them behind _GNU_SOURCE), a folder's
+// removal from a signal handler (the getdents64 system call, which Swift cannot call variadically),
+// glibc's allocator settings (`mallopt`), the C library's `stdout` stream (a global Swift 6 will not
+// touch), the compiler's prefetch hint, the
 // processor's carry-less multiplication (x86-64 intrinsics, which Swift cannot call) used for
 // CRC-32, and 16-byte SSE2 scans of JSON text — string bytes and the whitespace of
 // pretty-printed documents (Swift's SIMD types compile these to byte-at-a-time loops). Nothing
@@ -28,6 +30,12 @@ void CFerrySystem_keepFreedMemory(void);
 /// earlier (`fflush`, `ferror`, then `clearerr`): 0, or the `errno` of the failed flush (`EIO`
 /// when only an earlier write failed).
 int CFerrySystem_flushStandardOutput(void);
+
+/// Removes the folder at `path` and the files directly in it, using only async-signal-safe calls
+/// (`open`, the `getdents64` system call, `unlinkat`, `rmdir`), so a signal handler may call it:
+/// Ferry's staging folders are flat. Returns 0, or -1 when the folder remains. Elsewhere than on
+/// Linux it only removes an empty folder.
+int CFerrySystem_removeFlatFolder(const char *path);
 
 /// `O_TMPFILE` (an unnamed file in a directory, linked into it later), which glibc declares only
 /// under `_GNU_SOURCE`; 0 where the system has no such flag.

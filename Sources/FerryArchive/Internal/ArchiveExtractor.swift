@@ -4,20 +4,20 @@ import FerryIO
 ///
 /// Member names arrive already checked (relative, no `..`); on top of that every directory on
 /// the way is created here or must already be a real directory (an existing symlink stops
-/// extraction), and each file is written to a temporary name (`OutputFile`) and renamed into
-/// place only after its checksum matched.
+/// extraction).
 ///
-/// Members nothing vouches for yet (before a later manifest, or in an archive without one) are
-/// staged: written whole into a hidden folder inside the root (so that moving them into place is
-/// a rename on the same file system), closed, and moved only when the reader says so. The
-/// staging folder (`.ferry-staging-PID-XXXXXX`) is removed by ``removeStaging()`` whatever
+/// Every member is staged: written whole, as it is read and checked, into a hidden folder inside
+/// the root (so that moving it into place is a rename on the same file system), and moved into
+/// place by ``commitStaged()`` only once the whole archive passed ``ArchiveVerifier``'s checks.
+/// The staging folder (`.ferry-staging-PID-XXXXXX`) is removed by ``removeStaging()`` whatever
 /// happened; one that a killed extraction left is removed by the next extraction into the folder.
 final class ArchiveExtractor {
     private let root: String
     private let archive: String
     /// The staging folder, made on first use.
     private var staging: String?
-    private var stagedCount = 0
+    /// The members staged so far, in archive order.
+    private var staged: [(path: String, entry: TarEntry)] = []
 
     init(root: String, archive: String) throws {
         self.root = root
@@ -75,72 +75,45 @@ final class ArchiveExtractor {
         }
     }
 
-    /// Streams a member into place, committing it only when `reader` finds its size and
-    /// SHA-256 match the manifest.
-    func write(_ source: MemberSource, components: [String], member: ArchiveManifest.Member, entry: TarEntry,
-               reader: ArchiveReader) throws {
-        let path = try prepare(components, member: member.path, offset: entry.headerOffset)
-        try copy(source, to: path, entry: entry) { try reader.check(source, against: member, entry: entry) }
-    }
-
-    /// Writes a member whole into the staging folder and returns the staged file's path.
-    func stage(_ source: MemberSource, entry: TarEntry) throws -> String {
+    /// A file in the staging folder for `entry`'s bytes (``MemberSource`` writes them as the
+    /// member is read, and closes it at the member's end); ``commitStaged()`` moves it into place.
+    func stage(_ entry: TarEntry) throws -> StagedFile {
         if staging == nil {
-            guard let directory = FileSystem.makeTemporaryDirectory(template: FileSystem.temporaryTemplate(prefix: root + "/.ferry-staging-")) else {
+            guard let directory = FileSystem.makeTemporaryFolder(prefix: root + "/.ferry-staging-") else {
                 throw ArchiveError(.ioFailure, "cannot create a staging folder in `\(root)`", archive: archive,
                                    member: entry.path, offset: entry.headerOffset,
                                    underlying: FerryIOError(.createTemporary, path: root, errno: Syscall.errno))
             }
             staging = directory
         }
-        stagedCount += 1
-        let path = staging! + "/\(stagedCount)"
-        try copy(source, to: path, entry: entry) {}
-        return path
+        let path = staging! + "/\(staged.count + 1)"
+        do {
+            let file = try StagedFile(path: path)
+            staged.append((path, entry))
+            return file
+        } catch {
+            throw ArchiveError(.ioFailure, "cannot create `\(path)`", archive: archive, member: entry.path,
+                               offset: entry.headerOffset, underlying: error)
+        }
     }
 
-    /// Moves a staged file to its member's place.
-    func commitStaged(_ staged: String, components: [String], member: String) throws {
-        let path = try prepare(components, member: member, offset: nil)
-        let error = Syscall.rename(staged, path)
-        guard error == 0 else {
-            throw ArchiveError(.ioFailure, "cannot move `\(staged)` to `\(path)`", archive: archive, member: member,
-                               underlying: FerryIOError(.rename, path: path, errno: error))
+    /// Moves every staged member to its place, in archive order, and returns how many.
+    func commitStaged() throws -> Int {
+        for (stagedPath, entry) in staged {
+            let path = try prepare(entry.components, member: entry.path, offset: entry.headerOffset)
+            let error = Syscall.rename(stagedPath, path)
+            guard error == 0 else {
+                throw ArchiveError(.ioFailure, "cannot move `\(stagedPath)` to `\(path)`", archive: archive, member: entry.path,
+                                   underlying: FerryIOError(.rename, path: path, errno: error))
+            }
         }
+        defer { staged = [] }
+        return staged.count
     }
 
     /// Removes the staging folder and whatever is left in it.
     func removeStaging() {
-        if let staging { FileSystem.removeTree(staging) }
+        if let staging { FileSystem.removeTemporaryFolder(staging) }
         staging = nil
-    }
-
-    /// Copies what `source` has left to a temporary file for `path`, runs `check`, and commits.
-    private func copy(_ source: MemberSource, to path: String, entry: TarEntry, check: () throws -> Void) throws {
-        let output: OutputFile
-        do { output = try OutputFile(path: path) } catch {
-            throw ArchiveError(.ioFailure, "cannot create `\(path)`", archive: archive, member: entry.path,
-                               offset: entry.headerOffset, underlying: error)
-        }
-        var chunk = [UInt8](repeating: 0, count: 256 << 10)
-        do {
-            while true {
-                let n = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-                if n == 0 { break }
-                do {
-                    try chunk.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
-                } catch {
-                    throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: entry.path,
-                                       offset: entry.dataOffset + source.bytesRead, underlying: error)
-                }
-            }
-            try check()
-            do { try output.commit() } catch {
-                throw ArchiveError(.ioFailure, "cannot write `\(path)`", archive: archive, member: entry.path, underlying: error)
-            }
-        } catch {
-            output.abandon()
-            throw error
-        }
     }
 }

@@ -14,8 +14,6 @@ struct EarlyMember {
         case changes
         /// It was skipped (not a record file, hidden, …).
         case skipped(reason: String)
-        /// It was written to the extraction's staging folder, not yet to its place.
-        case staged(path: String)
     }
 
     var entry: TarEntry
@@ -34,7 +32,6 @@ struct EarlyMember {
         case .asset: "handed on as an asset (from its path)"
         case .changes: "handed on as a change log (from its path)"
         case .skipped(let reason): "skipped (\(reason))"
-        case .staged: "extracted"
         }
     }
 }

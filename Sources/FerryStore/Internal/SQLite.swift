@@ -45,7 +45,6 @@ final class SQLiteConnection {
         var create = false
         /// `SQLITE_OPEN_EXRESCODE`: extended result codes everywhere.
         static let readWrite = OpenMode()
-        static let readOnlyMode = OpenMode(readOnly: true)
         static let createIfMissing = OpenMode(create: true)
     }
 
