@@ -298,6 +298,9 @@ struct StoreTombstoneTests {
         let b = try records(at: directory + "/b.ndjson").map(RecordJSON.encodedString)
         #expect(a.count == 2)
         #expect(b == a)
+    }
+}
+
 @Suite("Reading a store leaves nothing beside it")
 struct StoreReaderCleanupTests {
     let samples = samplesDirectory()
