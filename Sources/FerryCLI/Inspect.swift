@@ -181,8 +181,10 @@ struct DatasetSummary {
     var rejected = 0
     var bytes = 0
     var tombstones = 0
-    var zoneTypes: [String: [String: Int]] = [:]
-    var fields: [String: FieldStats] = [:]
+    /// Record types per zone; zones by name and owner, names by their bytes (as replay and the
+    /// store tell them apart).
+    var zoneTypes: [ZoneKey: [ExactName: Int]] = [:]
+    var fields: [ExactName: FieldStats] = [:]
     var created: ClosedRange<Int64>?
     var modified: ClosedRange<Int64>?
     /// Responses that list zones and hold no records.
@@ -191,10 +193,10 @@ struct DatasetSummary {
     mutating func add(_ record: Record) {
         records += 1
         if record.isDeleted { tombstones += 1 }
-        zoneTypes[record.zoneName, default: [:]][record.recordType ?? "(none)", default: 0] += 1
+        zoneTypes[ZoneKey(record.zoneID ?? .default), default: [:]][ExactName(record.recordType ?? "(none)"), default: 0] += 1
         for entry in record.fields?.entries ?? [] {
-            fields[entry.name, default: FieldStats()].count += 1
-            fields[entry.name]!.types[entry.field.effectiveType.rawValue, default: 0] += 1
+            fields[ExactName(entry.name), default: FieldStats()].count += 1
+            fields[ExactName(entry.name)]!.types[entry.field.effectiveType.rawValue, default: 0] += 1
         }
         if let t = record.created?.timestamp { created = Self.widen(created, t) }
         if let t = record.modified?.timestamp { modified = Self.widen(modified, t) }
@@ -211,10 +213,10 @@ struct DatasetSummary {
         if let created { lines.append("created:  \(isoDate(created.lowerBound)) … \(isoDate(created.upperBound))") }
         if let modified { lines.append("modified: \(isoDate(modified.lowerBound)) … \(isoDate(modified.upperBound))") }
         lines.append("")
-        var rows = [["ZONE", "TYPE", "RECORDS"]]
+        var rows = [["ZONE", "OWNER", "TYPE", "RECORDS"]]
         for zone in zoneTypes.keys.sorted() {
             for (type, count) in zoneTypes[zone]!.sorted(by: { $0.key < $1.key }) {
-                rows.append([zone, type, String(count)])
+                rows.append([zone.zoneName.string, zone.ownerRecordName?.string ?? "-", type.string, String(count)])
             }
         }
         lines.append(contentsOf: table(rows))
@@ -224,7 +226,7 @@ struct DatasetSummary {
             let stats = fields[name]!
             let types = stats.types.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             let share = records > 0 ? format(Double(stats.count) * 100 / Double(records), 1) : "0"
-            fieldRows.append([name, types, "\(stats.count) (\(share)%)"])
+            fieldRows.append([name.string, types, "\(stats.count) (\(share)%)"])
         }
         lines.append(contentsOf: table(fieldRows))
         if !zoneListings.isEmpty {
@@ -257,9 +259,10 @@ struct DatasetSummary {
         object.append(key: "zones", value: .array(zoneTypes.keys.sorted().map { zone in
             var types = JSONObject()
             for (type, count) in zoneTypes[zone]!.sorted(by: { $0.key < $1.key }) {
-                types.append(key: type, value: .number(JSONNumber(Int64(count))))
+                types.append(key: type.string, value: .number(JSONNumber(Int64(count))))
             }
-            return .object(["zoneName": .string(zone), "types": .object(types)])
+            return .object(["zoneName": .string(zone.zoneName.string), "ownerRecordName": zone.ownerRecordName.map { .string($0.string) } ?? .null,
+                            "types": .object(types)])
         }))
         object.append(key: "fields", value: .array(fields.keys.sorted().map { name in
             let stats = fields[name]!
@@ -267,7 +270,7 @@ struct DatasetSummary {
             for (type, count) in stats.types.sorted(by: { $0.key < $1.key }) {
                 types.append(key: type, value: .number(JSONNumber(Int64(count))))
             }
-            return .object(["name": .string(name), "count": .number(JSONNumber(Int64(stats.count))), "types": .object(types)])
+            return .object(["name": .string(name.string), "count": .number(JSONNumber(Int64(stats.count))), "types": .object(types)])
         }))
         for (key, range) in [("created", created), ("modified", modified)] {
             if let range {

@@ -208,13 +208,32 @@ struct ConvertCommandTests {
 
 @Suite("ferry inspect")
 struct InspectCommandTests {
+    @Test("Inspect tells zones apart by name and owner, and names by their bytes")
+    func zonesByOwner() throws {
+        var summary = DatasetSummary()
+        let lines = [#"{"recordName":"A","recordType":"Note","zoneID":{"zoneName":"Shared","ownerRecordName":"_alice"}}"#,
+                     #"{"recordName":"A","recordType":"Note","zoneID":{"zoneName":"Shared","ownerRecordName":"_bob"}}"#,
+                     #"{"recordName":"B","recordType":"\u00e9","fields":{"\u00e9":{"value":1,"type":"INT64"}}}"#,
+                     #"{"recordName":"C","recordType":"e\u0301","fields":{"e\u0301":{"value":1,"type":"INT64"}}}"#]
+        for line in lines { summary.add(try RecordJSON.decodeRecord(line)) }
+        #expect(summary.zoneTypes.count == 3)
+        #expect(summary.fields.count == 2)
+        let json = try JSONValue(parsing: summary.json)
+        guard case .array(let zones)? = json["zones"] else { Issue.record("no zones"); return }
+        let owners = zones.compactMap { $0["ownerRecordName"] }
+        #expect(owners == [.string("_alice"), .string("_bob"), .null])
+        #expect(summary.text.contains("OWNER"))
+        #expect(summary.text.contains("_alice") && summary.text.contains("_bob"))
+    }
+
     @Test("Inspect counts zones, types and fields with their types and time span")
     func summary() throws {
         var summary = DatasetSummary()
         for record in try records(at: samplesDirectory() + "/chat.ndjson") { summary.add(record) }
         #expect(summary.records == 5)
-        #expect(summary.zoneTypes["Chats"]?["Message"] == 3)
-        #expect(summary.fields["relatedRecords"]?.types == ["REFERENCE_LIST": 2])
+        let chats = ZoneKey(ZoneID(zoneName: "Chats", ownerRecordName: "_9f4c2a7e1b3d5f60"))
+        #expect(summary.zoneTypes[chats]?[ExactName("Message")] == 3)
+        #expect(summary.fields[ExactName("relatedRecords")]?.types == ["REFERENCE_LIST": 2])
         #expect(summary.created == 1_700_000_000_000...1_700_000_300_000)
         let json = try JSONValue(parsing: summary.json)
         #expect(json["records"] == .number(JSONNumber(Int64(5))))
