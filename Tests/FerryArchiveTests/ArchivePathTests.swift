@@ -170,6 +170,31 @@ struct ArchivePathTests {
             }
         }
     }
+
+    @Test("A second claim on a member path is refused, naming both claimants")
+    func collisionRefused() throws {
+        var paths = MemberPaths()
+        let path = "records/private/Z.ndjson"
+        #expect(try paths.isFree(path, for: "zone \"a\"", archive: "x.tar.gz"))
+        paths.claim(path, for: "zone \"a\"")
+        #expect(try !paths.isFree(path, for: "zone \"a\"", archive: "x.tar.gz"))
+        let error = #expect(throws: ArchiveError.self) { try paths.isFree(path, for: "zone \"b\"", archive: "x.tar.gz") }
+        #expect(error?.message.contains("zone \"a\"") == true && error?.message.contains("zone \"b\"") == true)
+        #expect(error?.member == path && error?.code == .invalidArgument)
+        // Canonically equivalent but different names are different claimants.
+        paths.claim("assets/x", for: "asset \"\u{e9}\"")
+        #expect(throws: ArchiveError.self) { try paths.isFree("assets/x", for: "asset \"e\u{301}\"", archive: "x.tar.gz") }
+    }
+
+    @Test("Two change-log names that spell one member are refused, naming both")
+    func changeLogCollision() throws {
+        let scratch = try ScratchDirectory()
+        let writer = try ArchiveWriter(path: scratch.file("x.tar.gz"))
+        try writer.addChangeLog(named: "a/b", from: MemorySource("x\n"))
+        let error = #expect(throws: ArchiveError.self) { try writer.addChangeLog(named: "a//b", from: MemorySource("y\n")) }
+        #expect(error?.message.contains("\"a/b\"") == true && error?.message.contains("\"a//b\"") == true, "\(String(describing: error))")
+        writer.abandon()
+    }
 }
 
 @Suite("Archives of hostile zone names")
