@@ -386,8 +386,10 @@ public final class ArchiveReader {
             recordCount += 1
             if let type = record.recordType { current.typeCounts[type, default: 0] += 1 }
             open = current
-            return ArchiveRecord(record: record, database: current.database, zoneID: current.zoneID,
-                                 member: current.entry.path)
+            // A member whose path gives the database but a shortened zone name: its records'
+            // own zones (Ferry writes each record with its zoneID).
+            let zoneID = current.zoneID ?? current.database.map { _ in record.zoneID ?? .default }
+            return ArchiveRecord(record: record, database: current.database, zoneID: zoneID, member: current.entry.path)
         }
         open = nil
         closedRejects += current.reader.rejectedCount

@@ -64,7 +64,7 @@ public final class ArchiveWriter {
     private let stagingPath: String
     private var zones: [ZoneState] = []
     private var zoneIndex: [MemberKey: Int] = [:]
-    private var usedPaths: Set<String> = []
+    private var paths = MemberPaths()
     private var others: [OtherMember] = []
     private var schema: [String: ArchiveManifest.RecordTypeSchema] = [:]
     private var output = JSONOutput(capacity: 1 << 16)
@@ -151,8 +151,9 @@ public final class ArchiveWriter {
             throw ArchiveError(.invalidArgument, "expected a non-empty fileChecksum for an asset", archive: name)
         }
         let path = ArchivePath.assetMember(fileChecksum: fileChecksum)
-        if usedPaths.contains(path) { return }
-        try addOther(path: path, kind: .asset, fileChecksum: fileChecksum, source: source)
+        let claimant = "asset \(fileChecksum.debugDescription)"
+        guard try paths.isFree(path, for: claimant, archive: name) else { return }
+        try addOther(path: path, for: claimant, kind: .asset, fileChecksum: fileChecksum, source: source)
     }
 
     /// Adds every regular file of `directory` as an asset, its file name read as the
@@ -179,10 +180,11 @@ public final class ArchiveWriter {
     /// Adds a change log as `changes/<name>` (its bytes are kept as given).
     public func addChangeLog(named logName: String, from source: any ByteSource) throws {
         let path = ArchivePath.changesMember(name: logName)
-        guard !usedPaths.contains(path) else {
+        let claimant = "change log \(logName.debugDescription)"
+        guard try paths.isFree(path, for: claimant, archive: name) else {
             throw ArchiveError(.invalidArgument, "expected one change log named `\(logName)`, found two", archive: name, member: path)
         }
-        try addOther(path: path, kind: .changes, fileChecksum: nil, source: source)
+        try addOther(path: path, for: claimant, kind: .changes, fileChecksum: nil, source: source)
     }
 
     /// Assembles the archive — the manifest, records, change logs, then assets — compresses it,
@@ -267,17 +269,22 @@ public final class ArchiveWriter {
             throw ArchiveError(.invalidArgument, "expected a database name such as `private`, found an empty one", archive: name)
         }
         let zone = zoneID ?? .default
-        let key = MemberKey(database: database, zone: ZoneKey(zone))
+        let key = MemberKey(database: ExactName(database), zone: ZoneKey(zone))
         if let index = zoneIndex[key] { return index }
         let path = ArchivePath.recordsMember(database: database, zoneName: zone.zoneName, owner: zone.ownerRecordName)
+        // Distinct zones spell distinct paths (Docs/ArchiveLayout.md); should two ever meet, the
+        // archive is refused rather than written with one member twice or one zone's records lost.
+        let claimant = "zone \(zone.zoneName.debugDescription) (owner "
+            + (zone.ownerRecordName.map(\.debugDescription) ?? "none") + ") of database \(database.debugDescription)"
+        _ = try paths.isFree(path, for: claimant, archive: name)
         let file = try wrap("cannot stage records", member: path) { try StagedFile(path: nextStagedPath()) }
         zones.append(ZoneState(zone: ArchiveManifest.Zone(database: database, zoneID: zoneID ?? .default, path: path), file: file))
-        usedPaths.insert(path)
+        paths.claim(path, for: claimant)
         zoneIndex[key] = zones.count - 1
         return zones.count - 1
     }
 
-    private func addOther(path: String, kind: ArchiveManifest.Member.Kind, fileChecksum: String?,
+    private func addOther(path: String, for claimant: String, kind: ArchiveManifest.Member.Kind, fileChecksum: String?,
                           source: any ByteSource) throws {
         try checkOpen()
         let file = try wrap("cannot stage a member", member: path) { try StagedFile(path: nextStagedPath()) }
@@ -290,7 +297,7 @@ public final class ArchiveWriter {
             file.abandon()
             throw error
         }
-        usedPaths.insert(path)
+        paths.claim(path, for: claimant)
         others.append(OtherMember(member: ArchiveManifest.Member(path: path, kind: kind, size: file.size,
                                                                  sha256: file.sha256!, fileChecksum: fileChecksum),
                                   stagedPath: file.path))
@@ -318,6 +325,6 @@ public final class ArchiveWriter {
 
 /// What makes two records land in the same records member: the database and the zone.
 private struct MemberKey: Hashable {
-    var database: String
+    var database: ExactName
     var zone: ZoneKey
 }

@@ -10,7 +10,9 @@ import FerryRecords
 /// 3. a `manifest.json` below the root is skipped: only the root's is the archive's manifest;
 /// 4. a name ending in `.ndjson`, `.jsonl` or `.json`, optionally followed by `.gz` (any case),
 ///    holds records: NDJSON lines or whole JSON documents such as saved CKWS responses. Under
-///    `records/<database>/<zone>[@<owner>].ndjson` its records belong to that database and zone;
+///    `records/<database>/<zone>[@<owner>].ndjson` its records belong to that database and zone
+///    (a shortened `<zone>[@<owner>]`, see ``ArchivePath/fit(_:within:)``, leaves each record in
+///    its own zone; a shortened `<database>` says neither);
 /// 5. anything else is skipped as not a record file.
 enum MemberRole: Equatable {
     /// Records, with the database and zone the name gives in Ferry's layout (else `nil`).
@@ -41,12 +43,15 @@ enum MemberRole: Equatable {
         guard isRecordFile(last) else {
             return .skipped(reason: "not a record file: the name does not end in .ndjson, .jsonl or .json (each optionally .gz)")
         }
-        if components.count == 3 && components[0] == ArchivePath.records && last.hasSuffix(".ndjson") {
-            let zone = last.dropLast(".ndjson".count)
+        if components.count == 3 && components[0] == ArchivePath.records && last.hasSuffix(ArchivePath.recordsExtension) {
+            let database = ArchivePath.isShortened(components[1]) ? nil : ArchivePath.decodeComponent(components[1])
+            let zone = last.dropLast(ArchivePath.recordsExtension.count)
+            // A shortened name does not say the zone: the records keep their own `zoneID`.
+            if ArchivePath.isShortened(zone) { return .records(database: database, zoneID: nil) }
             let pieces = zone.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
             let owner = pieces.count == 2 ? ArchivePath.decodeComponent(String(pieces[1])) : nil
             let zoneID = ZoneID(zoneName: ArchivePath.decodeComponent(String(pieces[0])), ownerRecordName: owner)
-            return .records(database: ArchivePath.decodeComponent(components[1]), zoneID: zoneID)
+            return .records(database: database, zoneID: database == nil ? nil : zoneID)
         }
         return .records(database: nil, zoneID: nil)
     }
