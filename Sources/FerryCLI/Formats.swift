@@ -336,12 +336,13 @@ final class RecordOutput {
 }
 
 /// The format an output is written in: `declared` (`--to`), else a store for an existing store
-/// file, else the one its name implies; NDJSON for standard output (`-`).
+/// file, else the one its name implies; NDJSON for standard output (`-`) and for a device or pipe
+/// written through (`/dev/null`, a named pipe), as for a stream.
 ///
 /// - Throws: a usage error for a name whose extension Ferry does not know, without `--to`.
 func outputFormat(of path: String, declared: RecordFormat?) throws -> RecordFormat {
     if let format = declared ?? (StoreFile.isStore(path) ? .store : nil) ?? RecordFormat.from(path: path) { return format }
-    guard path != "-" else { return .ndjson }
+    guard path != "-" && !Syscall.isSpecialFile(path) else { return .ndjson }
     throw ValidationError("cannot tell the format of \(path) from its name: expected one of "
                           + "\(RecordFormat.knownExtensions), or --to FORMAT")
 }

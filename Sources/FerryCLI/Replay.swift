@@ -332,7 +332,8 @@ struct Replay: ParsableCommand {
             try state.write(to: output.writer, order: stateOrder)
             return
         }
-        guard path != "-" else {
+        // A stream (standard output, a device or pipe such as /dev/null) has no place beside it for tokens.
+        guard path != "-" && !Syscall.isSpecialFile(path) else {
             try state.write(to: output.writer, order: stateOrder)
             return
         }

@@ -38,7 +38,8 @@ struct RunFiles {
             throw ValidationError("\(stdout[0].role) and \(stdout[1].role) both write to standard output (-): "
                                   + "give all but one of them a file")
         }
-        let outputKeys = outputs.map { $0.path == "-" ? nil : FileSystem.key(of: $0.path) }
+        // A device or pipe (`/dev/null`) is written through, never replaced: it clashes with nothing.
+        let outputKeys = outputs.map { $0.path == "-" || Syscall.isSpecialFile($0.path) ? nil : FileSystem.key(of: $0.path) }
         for (index, side) in outputs.enumerated() {
             guard let key = outputKeys[index] else { continue }
             for other in outputs.indices where other < index && outputKeys[other] == key {

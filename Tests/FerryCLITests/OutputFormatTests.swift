@@ -10,6 +10,19 @@ import Testing
 struct OutputFormatTests {
     let samples = samplesDirectory()
 
+    @Test("A device or pipe as the output (/dev/null) is written NDJSON, as standard output is")
+    func deviceOutput() throws {
+        let (code, _, error) = try runBinary(["convert", samples + "/chat.ndjson", "/dev/null", "--quiet"])
+        #expect(code == 0, "\(error)")
+        let (skipCode, _, skipError) = try runBinary(["convert", samples + "/chat.ndjson", "/dev/null", "--on-error", "skip",
+                                                      "--rejects", "/dev/null", "--quiet"])
+        #expect(skipCode == 0, "\(skipError)")
+        // replay writes no tokens file beside a device (it would be /dev/null.tokens.json).
+        let (replayCode, _, replayError) = try runBinary(["replay", samples + "/chat-history.ndjson", "--out", "/dev/null", "--quiet"])
+        #expect(replayCode == 0, "\(replayError)")
+        #expect(!FileSystem.exists("/dev/null.tokens.json"))
+    }
+
     @Test("An output whose extension is unknown, without --to, is a usage error listing the known extensions",
           arguments: ["out.bogus", "out.txt", "out", "out.sqlite.gz", "out.tar.bz2"])
     func unknownExtension(name: String) throws {
