@@ -64,9 +64,10 @@ struct RunFiles {
                                + "give \(second.role) a file of its own")
     }
 
-    /// The path, or the files in it when it is a folder.
+    /// The path, or the files a folder input is read as (``FileSystem/listFiles(in:)``, as
+    /// `convert` and `replay` read it: subfolders included) when it is a folder.
     private static func files(of path: String) -> [String] {
         guard FileSystem.isDirectory(path) else { return [path] }
-        return [path] + ((try? FileSystem.files(in: path)) ?? [])
+        return [path] + ((try? FileSystem.listFiles(in: path).files) ?? [])
     }
 }

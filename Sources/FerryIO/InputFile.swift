@@ -99,7 +99,8 @@ public enum FileSystem {
         if error != 0 { throw FerryIOError(.remove, path: path, errno: error) }
     }
 
-    /// The regular files directly inside `directory`, sorted by name (for folders of saved responses).
+    /// The regular files directly inside `directory`, sorted by name, hidden ones left out (a
+    /// flat folder, such as one of assets; a folder input is read with ``listFiles(in:)``).
     public static func files(in directory: String) throws -> [String] {
         guard let entries = Syscall.directoryEntries(directory) else {
             throw FerryIOError(.open, path: directory, errno: Syscall.errno)

@@ -100,3 +100,57 @@ extension JSONValue {
     /// The member `key` of an object, else `nil`.
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
 }
+
+extension JSONNumber {
+    /// A number's exact value: `digits` (no leading or trailing zeros; empty for zero) times ten
+    /// to `exponent`, and its sign.
+    package struct ExactValue: Equatable {
+        package var isNegative = false
+        package var digits: [UInt8] = []
+        package var exponent = 0
+
+        /// The value of JSON number text; `nil` for text that is not one, or whose exponent is too
+        /// large to hold (then only equal texts are equal).
+        package init?(_ text: String) {
+            var bytes = Array(text.utf8)[...]
+            if bytes.first == UInt8(ascii: "-") {
+                isNegative = true
+                bytes = bytes.dropFirst()
+            }
+            var pointSeen = false
+            var fractionDigits = 0
+            while let byte = bytes.first, byte != UInt8(ascii: "e") && byte != UInt8(ascii: "E") {
+                bytes = bytes.dropFirst()
+                if byte == UInt8(ascii: ".") {
+                    guard !pointSeen else { return nil }
+                    pointSeen = true
+                    continue
+                }
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+                if pointSeen { fractionDigits += 1 }
+                if !(digits.isEmpty && byte == UInt8(ascii: "0")) { digits.append(byte) }
+            }
+            var written = 0
+            if !bytes.isEmpty {
+                bytes = bytes.dropFirst() // the e
+                var negativeExponent = false
+                if bytes.first == UInt8(ascii: "-") || bytes.first == UInt8(ascii: "+") {
+                    negativeExponent = bytes.first == UInt8(ascii: "-")
+                    bytes = bytes.dropFirst()
+                }
+                guard !bytes.isEmpty else { return nil }
+                for byte in bytes {
+                    guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"), written < 1 << 40 else { return nil }
+                    written = written * 10 + Int(byte - UInt8(ascii: "0"))
+                }
+                if negativeExponent { written = -written }
+            }
+            exponent = written - fractionDigits
+            while digits.last == UInt8(ascii: "0") {
+                digits.removeLast()
+                exponent += 1
+            }
+            if digits.isEmpty { exponent = 0 }
+        }
+    }
+}

@@ -30,60 +30,8 @@ enum JSONEquality {
     /// is a double of its own), an integer's does not.
     static func equal(_ x: JSONNumber, _ y: JSONNumber) -> Bool {
         if x.text == y.text { return true }
-        guard x.isInteger == y.isInteger, let a = Decimal(x.text), let b = Decimal(y.text) else { return false }
+        guard x.isInteger == y.isInteger, let a = JSONNumber.ExactValue(x.text), let b = JSONNumber.ExactValue(y.text) else { return false }
         if a.digits.isEmpty && b.digits.isEmpty { return x.isInteger || a.isNegative == b.isNegative }
         return a == b
-    }
-
-    /// A number's exact value: `digits` (no leading or trailing zeros; empty for zero) times ten
-    /// to `exponent`, and its sign.
-    private struct Decimal: Equatable {
-        var isNegative = false
-        var digits: [UInt8] = []
-        var exponent = 0
-
-        /// The value of JSON number text; `nil` for text that is not one, or whose exponent is too
-        /// large to hold (then only equal texts are equal).
-        init?(_ text: String) {
-            var bytes = Array(text.utf8)[...]
-            if bytes.first == UInt8(ascii: "-") {
-                isNegative = true
-                bytes = bytes.dropFirst()
-            }
-            var pointSeen = false
-            var fractionDigits = 0
-            while let byte = bytes.first, byte != UInt8(ascii: "e") && byte != UInt8(ascii: "E") {
-                bytes = bytes.dropFirst()
-                if byte == UInt8(ascii: ".") {
-                    guard !pointSeen else { return nil }
-                    pointSeen = true
-                    continue
-                }
-                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-                if pointSeen { fractionDigits += 1 }
-                if !(digits.isEmpty && byte == UInt8(ascii: "0")) { digits.append(byte) }
-            }
-            var written = 0
-            if !bytes.isEmpty {
-                bytes = bytes.dropFirst() // the e
-                var negativeExponent = false
-                if bytes.first == UInt8(ascii: "-") || bytes.first == UInt8(ascii: "+") {
-                    negativeExponent = bytes.first == UInt8(ascii: "-")
-                    bytes = bytes.dropFirst()
-                }
-                guard !bytes.isEmpty else { return nil }
-                for byte in bytes {
-                    guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"), written < 1 << 40 else { return nil }
-                    written = written * 10 + Int(byte - UInt8(ascii: "0"))
-                }
-                if negativeExponent { written = -written }
-            }
-            exponent = written - fractionDigits
-            while digits.last == UInt8(ascii: "0") {
-                digits.removeLast()
-                exponent += 1
-            }
-            if digits.isEmpty { exponent = 0 }
-        }
     }
 }
