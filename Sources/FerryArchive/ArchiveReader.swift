@@ -97,7 +97,7 @@ public final class ArchiveReader {
     /// Records read so far: returned by ``nextRecord()``, or checked and written by ``extract(to:)``.
     public private(set) var recordCount = 0
     /// Members skipped because they are not record files, in archive order.
-    public private(set) var skippedMembers: [SkippedMember] = []
+    public internal(set) var skippedMembers: [SkippedMember] = []
     /// Records skipped under ``RecordErrorPolicy/skip(rejects:)`` so far.
     public var rejectedCount: Int { closedRejects + (open?.reader.rejectedCount ?? 0) }
     /// Called by ``nextRecord()`` for each asset and change-log member with a source of its
@@ -128,24 +128,28 @@ public final class ArchiveReader {
         var typeCounts: [String: Int] = [:]
     }
 
-    private let configuration: Configuration
+    let configuration: Configuration
     private var policy: RecordErrorPolicy
-    private let tar: TarReader
+    let tar: TarReader
     private var manifestBytes: [UInt8] = []
     /// The first member after the leading directories, when it was not the manifest.
     private var lookahead: TarEntry?
     /// Paths of the members read so far, `manifest.json` included once read.
     private var seen: Set<String> = []
     /// Members read while no manifest had been, waiting for one to vouch for them.
-    private var early: [EarlyMember] = []
+    var early: [EarlyMember] = []
     private var open: OpenRecords?
     private var closedRejects = 0
     /// Bytes decompressed from gzip-compressed members so far.
-    private var memberOutputBytes = 0
-    private var hasStarted = false
+    var memberOutputBytes = 0
+    var hasStarted = false
     private var isFinished = false
     /// While extracting: where each member's bytes are copied as they are read.
     private var stage: ((TarEntry) throws -> StagedFile)?
+    /// The history member last handed out by ``nextHistoryMember()``, checked on the next call.
+    var pendingHistory: PendingHistoryMember?
+    /// The path components of the last history member no manifest listed (they come in name order).
+    var lastUnlistedHistory: [String]?
 
     /// Opens the archive at `path`.
     ///
@@ -265,7 +269,7 @@ public final class ArchiveReader {
     // MARK: - Members
 
     /// The next regular-file member (directories are passed over), or `nil` after the last.
-    private func nextEntry() throws -> TarEntry? {
+    func nextEntry() throws -> TarEntry? {
         if let entry = lookahead {
             lookahead = nil
             return entry
@@ -278,7 +282,7 @@ public final class ArchiveReader {
 
     /// Reads `manifest.json`, checks it, and compares the members read before it with it (the
     /// caller then drops or commits them).
-    private func readManifest(_ entry: TarEntry) throws {
+    func readManifest(_ entry: TarEntry) throws {
         guard entry.size <= configuration.maximumManifestBytes else {
             throw ArchiveError(.limitExceeded, "expected a manifest of at most \(configuration.maximumManifestBytes) bytes "
                                + "(maximumManifestBytes), found \(entry.size)", archive: name,
@@ -294,7 +298,7 @@ public final class ArchiveReader {
     }
 
     /// Refuses a member seen before (or a second `manifest.json`) and counts it.
-    private func checkFirstSighting(_ entry: TarEntry) throws {
+    func checkFirstSighting(_ entry: TarEntry) throws {
         guard seen.insert(entry.path).inserted else {
             throw ArchiveError(.unexpectedMember, "expected each member once, found `\(entry.path)` again",
                                archive: name, member: entry.path, offset: entry.headerOffset)
@@ -303,7 +307,7 @@ public final class ArchiveReader {
     }
 
     /// The manifest's entry for a member read after the manifest, with its size checked.
-    private func listedMember(for entry: TarEntry) throws -> ArchiveManifest.Member {
+    func listedMember(for entry: TarEntry) throws -> ArchiveManifest.Member {
         guard let member = manifest.member(at: entry.path) else {
             throw ArchiveError(.unexpectedMember, "expected only members listed in the manifest, found `\(entry.path)`",
                                archive: name, member: entry.path, offset: entry.headerOffset)
@@ -430,7 +434,7 @@ public final class ArchiveReader {
     }
 
     /// At the end: every member the manifest lists must have been seen.
-    private func finish() throws {
+    func finish() throws {
         guard !isFinished else { return }
         isFinished = true
         early = []

@@ -155,21 +155,65 @@ func wholeIfSmallGzipDocument(_ source: any ByteSource, path: String, size: Int?
     return GzipFile(path: path)
 }
 
-/// A history file as `replay` reads it: decompressed, and a small gzipped response handed to the
-/// decoding threads whole (``wholeIfSmallGzipDocument(_:path:size:)``).
-///
-/// An archive (a tar stream, recognized by content as convert recognizes one) is refused with a
-/// message saying so, rather than failing on its first tar header as if it were JSON.
-func openHistory(_ path: String) throws -> any ByteSource {
+/// A history input as `replay` opens it: a file's bytes, decompressed, or an archive, read as the
+/// history members it holds (``ArchiveReader/nextHistoryMember()``). Both are recognized by
+/// content, as `convert` recognizes them.
+enum HistoryInput {
+    /// A change log or saved change responses; a small gzipped response is handed to the decoding
+    /// threads whole (``wholeIfSmallGzipDocument(_:path:size:)``).
+    case file(any ByteSource)
+    /// An archive (a tar stream, gzip-compressed or not).
+    case archive(ArchiveReader)
+}
+
+/// Opens a history input (``HistoryInput``).
+func openHistory(_ path: String) throws -> HistoryInput {
     let file = try InputFile(path: path)
-    let opened = try Compression.openInput(file)
-    let source = opened as? PeekableSource ?? PeekableSource(opened)
-    if ArchiveDetection.isArchive(prefix: try source.peek(ArchiveDetection.prefixLength)) {
-        throw CommandFailure(message: "\(path): expected a change log or saved CloudKit change responses, found an archive "
-                             + "(a tar stream), which replay does not read: extract it (ferry extract \(path) DIR) and "
-                             + "replay the folder, or replay the files it was made from")
+    let input = try ArchiveDetection.openInput(file)
+    if input.isArchive { return .archive(try ArchiveReader(source: input.source)) }
+    return .file(try wholeIfSmallGzipDocument(input.source, path: path, size: file.size))
+}
+
+/// Whether the file at `path` holds an archive, by content (its first bytes, decompressed).
+func isArchiveFile(_ path: String) throws -> Bool {
+    try ArchiveDetection.openInput(try InputFile(path: path)).isArchive
+}
+
+/// Opens a history input that must be a file, for the decoding threads of a replay into a store
+/// (which checked beforehand that it is not an archive).
+func openHistoryFile(_ path: String) throws -> any ByteSource {
+    switch try openHistory(path) {
+    case .file(let source):
+        return source
+    case .archive:
+        throw CommandFailure(message: "\(path): expected a change log or saved CloudKit change responses, found an archive")
     }
-    return try wholeIfSmallGzipDocument(source, path: path, size: file.size)
+}
+
+/// The histories of a replay as one sequence of sources, opened as they are reached: each file,
+/// and each history member of each archive, in order.
+final class HistorySources {
+    private let paths: FileReadahead
+    private var archive: ArchiveReader?
+
+    init(_ paths: [String]) {
+        self.paths = FileReadahead(paths)
+    }
+
+    /// The next history, or `nil` after the last.
+    func next() throws -> (any ByteSource)? {
+        while true {
+            if let reader = archive {
+                if let member = try reader.nextHistoryMember() { return member.source }
+                archive = nil
+            }
+            guard let path = paths.next() else { return nil }
+            switch try openHistory(path) {
+            case .file(let source): return source
+            case .archive(let reader): archive = reader
+            }
+        }
+    }
 }
 
 /// The record sources of a list of inputs, in order, for a ``RecordPipeline``: consecutive

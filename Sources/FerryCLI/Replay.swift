@@ -16,8 +16,11 @@ struct Replay: ParsableCommand {
         responses (records/changes, changes/zone, changes/database, zones/changes), one per line or \
         pretty-printed: files, folders of response files (every file under them, subfolders \
         included, in name order; hidden entries skipped and counted on stderr), or - for stdin; \
-        gzip is recognized by content. An archive (.tar.gz) is refused: extract it and replay the \
-        folder. Change tokens are opaque: order comes from the history.
+        gzip is recognized by content. An archive (.tar.gz, .tar; recognized by content) is read as \
+        the history it holds: in one Ferry wrote, its change logs (a state without any is refused: \
+        give it as --base); in a tar of saved pages (tar czf pages.tar.gz pages/), its .json, \
+        .ndjson and .jsonl members (each optionally .gz), in archive order. Change tokens are \
+        opaque: order comes from the history.
 
         A save replaces a record, a delete removes it, deleting or purging a zone removes its \
         records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
@@ -55,6 +58,7 @@ struct Replay: ParsableCommand {
           ferry replay history.ndjson --tokens-only --json
           cat pages.ndjson | ferry replay - --out - --quiet | ferry inspect -
           ferry replay responses/ --into chat.sqlite
+          ferry replay pages.tar.gz --out state.ndjson
         """
     )
 
@@ -199,11 +203,8 @@ struct Replay: ParsableCommand {
                 logWriter = writer
             }
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            let paths = FileReadahead(try expandInputs(histories, quiet: quiet))
-            try replayer.apply(sources: {
-                guard let path = paths.next() else { return nil }
-                return try openHistory(path)
-            })
+            let sources = HistorySources(try expandInputs(histories, quiet: quiet))
+            try replayer.apply(sources: { try sources.next() })
             let applied = clock.seconds
             if tokensOnly {
                 try replayer.finish()
@@ -246,9 +247,27 @@ struct Replay: ParsableCommand {
             let replayer = try StoreReplayer(path: path, configuration: .init(
                 database: database, cascade: cascade, transaction: transaction, busyTimeout: busyTimeout, reader: reader))
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            try replayer.apply(files: try expandInputs(histories, quiet: quiet), threads: threads) { path in
-                try openHistory(path)
+            // Files are decoded on several threads; an archive's members are read in order from its stream.
+            var files: [String] = []
+            func applyFiles() throws {
+                guard !files.isEmpty else { return }
+                try replayer.apply(files: files, threads: threads) { try openHistoryFile($0) }
+                files = []
             }
+            for path in try expandInputs(histories, quiet: quiet) {
+                if path != "-", try !isArchiveFile(path) {
+                    files.append(path)
+                    continue
+                }
+                try applyFiles()
+                switch try openHistory(path) {
+                case .file(let source):
+                    try replayer.apply(source)
+                case .archive(let archive):
+                    while let member = try archive.nextHistoryMember() { try replayer.apply(member.source) }
+                }
+            }
+            try applyFiles()
             try replayer.finish()
             progress.clear()
             if let reportFile {

@@ -1,4 +1,4 @@
-import FerryArchive
+@testable import FerryArchive
 @testable import FerryChangeLog
 @testable import FerryCLI
 import FerryIO
@@ -401,25 +401,94 @@ extension Replayer {
 
 @Suite("replay and archives")
 struct ReplayArchiveTests {
-    @Test("replay refuses an archive with a message saying it is one and how to replay its files", arguments: [false, true])
-    func archiveIsRefusedClearly(manifest: Bool) throws {
+    /// A folder `pages` of saved `changes/zone` pages in `directory`, and their names in order.
+    private static func pages(in directory: String, count: Int = 12) throws -> [(name: String, text: String)] {
+        try FileManager.default.createDirectory(atPath: directory + "/pages", withIntermediateDirectories: true)
+        let pages = (0..<count).map { (name: String(format: "%03d.json", $0), text: ResponseShapeTests.changesPage($0)) }
+        for page in pages { try write(page.text, to: directory + "/pages/" + page.name) }
+        return pages
+    }
+
+    /// A tar of `members` (name, bytes) in the order given, gzip-compressed unless `gzip` is false.
+    private static func tar(_ members: [(name: String, bytes: [UInt8])], to path: String, gzip: Bool = true) throws {
+        let sink = MemorySink()
+        let writer = TarWriter(sink: sink, modificationTime: 0)
+        for member in members { try writer.addMember(name: member.name, bytes: member.bytes) }
+        try writer.finish()
+        let bytes = gzip ? BoundedMemoryTests.gzip(sink.bytes) : sink.bytes
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    }
+
+    private static func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test("A tar of a folder of saved pages replays to the folder's state and tokens, gzipped or not, members gzipped or not, from stdin too")
+    func tarOfPagesReplaysAsTheFolder() throws {
         let dir = scratchDirectory()
-        let samples = samplesDirectory()
-        if manifest {
-            #expect(Ferry.execute(["convert", samples + "/chat.ndjson", dir + "/a.tar.gz", "--quiet"]) == 0)
-        } else {
-            try FileManager.default.createDirectory(atPath: dir + "/pages", withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: samples + "/chat-history.ndjson", toPath: dir + "/pages/h.ndjson")
-            let tar = Process()
-            tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            tar.arguments = ["tar", "czf", dir + "/a.tar.gz", "-C", dir, "pages"]
-            try tar.run()
-            tar.waitUntilExit()
-            #expect(tar.terminationStatus == 0)
+        let pages = try Self.pages(in: dir)
+        let (status, _, error) = try runBinary(["replay", dir + "/pages", "--out", dir + "/folder.ndjson", "--quiet"])
+        #expect(status == 0, "\(error)")
+        let plain = pages.map { (name: "pages/" + $0.name, bytes: Array($0.text.utf8)) }
+        let gzipped = pages.map { (name: "pages/" + $0.name + ".gz", bytes: BoundedMemoryTests.gzip(Array($0.text.utf8))) }
+        // A README and a hidden macOS file are skipped, as convert skips them.
+        let extras: [(name: String, bytes: [UInt8])] = [("pages/._000.json", [0, 1, 2]), ("README.txt", Array("notes".utf8))]
+        try Self.tar(extras + plain, to: dir + "/a.tar.gz")
+        try Self.tar(plain, to: dir + "/b.tar", gzip: false)
+        try Self.tar(gzipped, to: dir + "/c.tgz")
+        for (index, archive) in ["a.tar.gz", "b.tar", "c.tgz"].enumerated() {
+            let out = dir + "/state\(index).ndjson"
+            let (status, _, error) = try runBinary(["replay", dir + "/" + archive, "--out", out, "--quiet"])
+            #expect(status == 0, "\(archive): \(error)")
+            #expect(Self.contents(out) == Self.contents(dir + "/folder.ndjson"), "\(archive)")
+            #expect(Self.contents(out + ".tokens.json") == Self.contents(dir + "/folder.ndjson.tokens.json"), "\(archive)")
         }
-        let (status, _, error) = try runBinary(["replay", dir + "/a.tar.gz", "--out", dir + "/state.ndjson"])
+        let (stdinStatus, _, stdinError) = try runShell("'\(try ferryBinary())' replay - --out '\(dir)/stdin.ndjson' --quiet < '\(dir)/a.tar.gz'")
+        #expect(stdinStatus == 0, "\(stdinError)")
+        #expect(Self.contents(dir + "/stdin.ndjson") == Self.contents(dir + "/folder.ndjson"))
+    }
+
+    @Test("Pages out of name order in a tar fail the replay, naming both members, and write nothing")
+    func pagesOutOfOrderAreRefused() throws {
+        let dir = scratchDirectory()
+        var members = try Self.pages(in: dir).map { (name: "pages/" + $0.name, bytes: Array($0.text.utf8)) }
+        members.swapAt(3, 7)
+        try Self.tar(members, to: dir + "/shuffled.tar.gz")
+        let (status, _, error) = try runBinary(["replay", dir + "/shuffled.tar.gz", "--out", dir + "/state.ndjson"])
         #expect(status == 1)
-        #expect(error.contains("found an archive") && error.contains("ferry extract"), "\(error)")
+        // Page 7 comes where page 3 belongs: page 4 is the first out of order.
+        #expect(error.contains("found `pages/004.json` after `pages/007.json`") && error.contains("--sort=name"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/state.ndjson"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state.ndjson.tokens.json"))
+    }
+
+    @Test("An archive of a store replays its journal to the store's records; into a store, archives and files mix in order")
+    func storeArchiveReplaysItsJournal() throws {
+        let dir = scratchDirectory()
+        _ = try Self.pages(in: dir)
+        #expect(Ferry.execute(["replay", dir + "/pages", "--into", dir + "/s.sqlite", "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", dir + "/s.sqlite", dir + "/s.tar.gz", "--quiet"]) == 0)
+        let (status, _, error) = try runBinary(["replay", dir + "/s.tar.gz", "--out", dir + "/state.ndjson", "--quiet"])
+        #expect(status == 0, "\(error)")
+        #expect(try stateRecords(dir + "/state.ndjson") == stateRecords(dir + "/s.sqlite"))
+        // Into a store: the first pages as files, the rest from a tar, then all again (nothing changes).
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir + "/pages").sorted()
+        let rest = try names[6...].map { (name: "rest/" + $0, bytes: Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/pages/" + $0)))) }
+        try Self.tar(rest, to: dir + "/rest.tar.gz")
+        let first = names[..<6].map { dir + "/pages/" + $0 }
+        for _ in 0..<2 {
+            let (status, _, error) = try runBinary(["replay"] + first + [dir + "/rest.tar.gz", "--into", dir + "/t.sqlite", "--quiet"])
+            #expect(status == 0, "\(error)")
+        }
+        #expect(try stateRecords(dir + "/t.sqlite") == stateRecords(dir + "/s.sqlite"))
+    }
+
+    @Test("An archive holding a state and no change log is refused as history, pointing at --base", arguments: ["--out", "--into"])
+    func stateArchiveIsRefused(mode: String) throws {
+        let dir = scratchDirectory()
+        #expect(Ferry.execute(["convert", samplesDirectory() + "/chat.ndjson", dir + "/a.tar.gz", "--quiet"]) == 0)
+        let target = dir + (mode == "--out" ? "/state.ndjson" : "/s.sqlite")
+        let (status, _, error) = try runBinary(["replay", dir + "/a.tar.gz", mode, target])
+        #expect(status == 1)
+        #expect(error.contains("holding a state") && error.contains("--base"), "\(error)")
+        if mode == "--out" { #expect(!FileManager.default.fileExists(atPath: target)) }
     }
 }
