@@ -96,6 +96,51 @@ struct StoreReplayTests {
 
     enum Ferry: Sendable { case parts, prefixThenWhole }
 
+    @Test("A zone save with no zone checkpoint after it, then a database-level deletion of the zone: replaying again brings nothing back")
+    func saveThenDatabaseZoneDeletion() throws {
+        let history = Array("""
+            {"event":"checkpoint","zoneID":{"zoneName":"Z"},"syncToken":"z1","moreComing":false}
+            {"event":"recordSaved","record":{"recordName":"r","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{}}}
+            {"event":"zoneDeleted","zoneID":{"zoneName":"Z"}}
+            {"event":"checkpoint","syncToken":"d1","moreComing":false}
+
+            """.utf8)
+        let path = StoreFixture.newPath()
+        try Self.replay(history, into: path)
+        #expect(try Self.state(path).isEmpty)
+        let journal = try RecordStore(path: path).journalCount()
+        let again = try Self.replay(history, into: path)
+        #expect(try Self.state(path).isEmpty)
+        #expect(try RecordStore(path: path).journalCount() == journal)
+        #expect(again.statistics.created == 0 && again.statistics.deleted == 0)
+        // A history that goes on after it, with the zone made again, applies what is new.
+        let more = history + Array("""
+            {"event":"zoneSaved","zoneID":{"zoneName":"Z"}}
+            {"event":"recordSaved","record":{"recordName":"q","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{}}}
+            {"event":"checkpoint","syncToken":"d2","moreComing":false}
+
+            """.utf8)
+        try Self.replay(more, into: path)
+        #expect(try Self.state(path).count == 1)
+        try Self.replay(more, into: path)
+        #expect(try Self.state(path).count == 1)
+    }
+
+    @Test("With zone changes in the history, its first part and then the whole give the final state, and the whole again changes nothing",
+          arguments: [UInt64(21), 22, 23, 24, 25, 26])
+    func prefixThenWholeWithZoneChanges(seed: UInt64) throws {
+        let history = HistoryGenerator.generate(seed: seed, configuration: .init(batches: 30, zoneChangeChance: 0.2, keepsSnapshots: false))
+        let lines = history.ferryLines
+        for part in [history.checkpoints.count / 3, history.checkpoints.count / 2, history.checkpoints.count * 2 / 3] {
+            let path = StoreFixture.newPath()
+            try Self.replay(Self.split(lines, at: history.checkpoints[part].token).before, into: path)
+            try Self.replay(lines, into: path)
+            #expect(try Self.state(path) == Self.expected(history.finalSnapshot), "seed \(seed), checkpoint \(part)")
+            try Self.replay(lines, into: path)
+            #expect(try Self.state(path) == Self.expected(history.finalSnapshot), "seed \(seed), checkpoint \(part), again")
+        }
+    }
+
     @Test("Files decoded on several threads give the store one thread gives, journal included", arguments: [false, true])
     func parallelFiles(cloudKitForm: Bool) throws {
         let history = HistoryGenerator.generate(seed: 14, configuration: .init(batches: 40, keepsSnapshots: false))

@@ -46,9 +46,11 @@ struct ReplayItem: Sendable {
 /// Applies a history's changes to a store on the writing thread, each zone from where the store
 /// left it: a zone the store holds tokens for starts *undecided* — its changes are held back
 /// until its next checkpoint; a token the store applied before means they were applied already
-/// (dropped), a token it does not know means they are new (applied). Once the zone's latest
-/// stored token goes by, or a new one comes, the zone applies changes as they come. So a history
-/// replayed again changes nothing, and a history that continues the last one applies all of it.
+/// (dropped), a token it does not know means they are new (applied), and the zone then applies
+/// changes as they come. Past the zone's latest stored token its changes are still held until its
+/// next checkpoint, or until a database change to the zone decides them: dropped with it as
+/// applied already, or applied before it. So a history replayed again changes nothing, and a
+/// history that continues the last one applies all of it.
 final class ReplayApplier {
     /// A zone of the history (its name and owner, `''` for none), or the database (whose
     /// checkpoints cover the zones' creations, deletions and purges).
@@ -183,11 +185,15 @@ final class ReplayApplier {
             return
         }
         if scope.knownTokens.contains(checkpoint.syncToken) {
-            // Applied by an earlier run: so was everything held back before it.
+            // Applied by an earlier run: so was everything held back before it. Past the zone's
+            // latest token its changes are still held, until its next checkpoint (new, then) or a
+            // zone deletion the database's checkpoints show was applied already (the earlier run
+            // then applied them too, with no zone checkpoint between), or the end of the history.
             skipped += scope.held.count + 1
+            let dropped = scope.held
             scope.held.removeAll()
-            if checkpoint.syncToken == scope.latestToken { scope.isUndecided = false }
             scopes[key] = scope
+            if key.isDatabase { for item in dropped { dropZoneChangesHeld(before: item) } }
         } else {
             let held = scope.held
             scope.held.removeAll()
@@ -196,6 +202,23 @@ final class ReplayApplier {
             for earlier in held { try applyNow(earlier) }
             try applyNow(item)
         }
+    }
+
+    /// After a database change was dropped as applied by an earlier run: when it created, deleted
+    /// or purged a zone, the changes that zone holds back from before it in the history were
+    /// applied by that run as well, before it (so a record saved and then taken away with its
+    /// zone does not come back).
+    private func dropZoneChangesHeld(before item: ReplayItem) {
+        let zone: ZoneID
+        switch item.change {
+        case .zoneSaved(let z), .zoneDeleted(let z), .zonePurged(let z): zone = z
+        default: return
+        }
+        let key = ScopeKey(zone)
+        guard let held = scopes[key]?.held, !held.isEmpty else { return }
+        let kept = held.filter { $0.index > item.index }
+        skipped += held.count - kept.count
+        scopes[key]?.held = kept
     }
 
     /// At the end of the history: changes still held back (after the last known checkpoint, with
