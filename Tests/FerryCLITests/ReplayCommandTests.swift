@@ -399,6 +399,28 @@ extension Replayer {
     }
 }
 
+@Suite("replay of a failed request saved as a page")
+struct ReplayFailedRequestTests {
+    @Test("A request-level server error saved in place of a page names the error and exits 1, writing nothing")
+    func failedRequestIsNamed() throws {
+        let dir = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/pages", withIntermediateDirectories: true)
+        try write(ResponseShapeTests.changesPage(0), to: dir + "/pages/000.json")
+        try write("""
+            {
+              "uuid" : "7d2c0b1e",
+              "serverErrorCode" : "AUTHENTICATION_REQUIRED",
+              "reason" : "request needs authorization",
+              "redirectURL" : "https://idmsa.apple.com/"
+            }
+            """, to: dir + "/pages/001.json")
+        let (status, _, error) = try runBinary(["replay", dir + "/pages", "--out", dir + "/state.ndjson"])
+        #expect(status == 1)
+        #expect(error.contains("001.json:1:1") && error.contains("server error AUTHENTICATION_REQUIRED: request needs authorization"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state.ndjson"))
+    }
+}
+
 @Suite("replay and archives")
 struct ReplayArchiveTests {
     /// A folder `pages` of saved `changes/zone` pages in `directory`, and their names in order.

@@ -165,6 +165,7 @@ struct EventDecoder {
         let mark = scanner.scratch.mark
         defer { scanner.scratch.forget(from: mark) }
         var otherKeys: [String] = []
+        var serverError: (code: String?, reason: String?) = (nil, nil)
         var first = true
         while try s.nextMember(&first) {
             let key = try s.readKey(recordingIn: &scanner.scratch, from: mark)
@@ -206,7 +207,13 @@ struct EventDecoder {
                 try emitZones(&s, text, into: out, listingPatches: &m.listingPatches)
             } else {
                 if otherKeys.count < 6 { otherKeys.append(try s.string(key)) }
-                try s.skipValue(scratch: &scanner.scratch)
+                if s.equals(key, "serverErrorCode") && s.current == UInt8(ascii: "\"") {
+                    serverError.code = try s.readString(for: "serverErrorCode")
+                } else if s.equals(key, "reason") && s.current == UInt8(ascii: "\"") {
+                    serverError.reason = try s.readString(for: "reason")
+                } else {
+                    try s.skipValue(scratch: &scanner.scratch)
+                }
             }
         }
         let end = s.position
@@ -224,6 +231,12 @@ struct EventDecoder {
                 for patch in m.listingPatches { out.replace(at: patch.index, with: patch.event) }
                 out.append(.checkpoint(.init(zoneID: nil, syncToken: token, moreComing: m.moreComing)))
             }
+        } else if let code = serverError.code, m.recordName == nil {
+            // A request that failed as a whole (`{"serverErrorCode", "reason", "uuid", …}`) was saved
+            // in place of its response: the history misses that page.
+            throw s.error(.serverError, "expected a change event or a CloudKit change response, found a failed request's "
+                          + "error, server error \(code)" + (serverError.reason.map { ": \($0)" } ?? "")
+                          + " (the page it stands for is missing from the history)", at: start)
         } else {
             let found = m.recordName != nil ? "a record dictionary"
                 : otherKeys.isEmpty ? "an object without those keys" : "an object with keys " + otherKeys.map { "\"\($0)\"" }.joined(separator: ", ")
