@@ -172,6 +172,9 @@ public struct ReplayState {
         package var stamp: Int64
     }
 
+    /// The zone of each ``LiveRecord/zone`` number.
+    package var zoneIDsByNumber: [ZoneID] { storage.zones.map(\.zoneID) }
+
     /// The live records, zone by zone (by name, then owner), records by name.
     package func liveRecords() -> [LiveRecord] {
         var records: [LiveRecord] = []
@@ -222,7 +225,26 @@ public struct ReplayState {
 
     /// Calls `body` with every live record, decoded, in `order`.
     public func forEachRecord(order: OutputOrder = .byName, _ body: (Record) throws -> Void) throws {
-        try forEachBlob(order: order) { _, blob in try body(try Self.decode(blob.json)) }
+        try forEachBlob(order: order) { zone, blob in
+            let record: Record
+            do throws(RecordFormatError) { record = try Self.decode(blob.json) } catch {
+                throw Self.recordError(error, json: blob.json, zoneID: zone.zoneID)
+            }
+            try body(record)
+        }
+    }
+
+    /// The error for a live record that does not decode, naming it by zone and recordName: the
+    /// state keeps a record as the history last saved it (checked as JSON, its field types not yet
+    /// decoded), not the file and line it came from.
+    package static func recordError(_ error: RecordFormatError, json: UnsafeRawBufferPointer, zoneID: ZoneID) -> ChangeLogError {
+        var name = "?"
+        if case .object(let object)? = try? JSONValue(parsing: String(decoding: json, as: UTF8.self)),
+           let recordName = object["recordName"]?.stringValue {
+            name = recordName
+        }
+        return ChangeLogError(.format, "the record \"\(name)\" of zone \"\(zoneID.zoneName)\", as the history last saved it: "
+                              + error.message + " (byte \(error.byteOffset) of its JSON)", underlying: error)
     }
 
     /// Every live record, decoded, in `order`.

@@ -121,7 +121,9 @@ public final class RecordPipeline {
     public func noteZoneListing(_ listing: ZoneListing) {
         counts.zoneListings += 1
         let zones = listing.response.entries.count
-        onWarning?("\(listing.source):\(listing.line): a \(listing.shape) response (\(zones) zone\(zones == 1 ? "" : "s")) "
+        // A `zones/lookup` or `zones/modify` answer has the shape of a `zones/list` one.
+        let shape = listing.shape == "zones/list" ? "zones/list, zones/lookup or zones/modify" : listing.shape
+        onWarning?("\(listing.source):\(listing.line): a \(shape) response (\(zones) zone\(zones == 1 ? "" : "s")) "
                    + "holds no records; `ferry inspect` describes its zones")
     }
 

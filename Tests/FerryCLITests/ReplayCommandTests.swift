@@ -421,6 +421,26 @@ struct ReplayFailedRequestTests {
     }
 }
 
+@Suite("replay of a record whose field does not decode")
+struct ReplayUndecodableRecordTests {
+    @Test("Written to an archive or a new store, a state record whose field does not decode is named by zone and recordName; nothing is left",
+          arguments: ["state.tar.gz", "state.sqlite", "state.xml"])
+    func namedOnWrite(output: String) throws {
+        let dir = scratchDirectory()
+        try write("""
+            {"event":"recordSaved","record":{"recordName":"big-one","recordType":"T","zoneID":{"zoneName":"Notes"},"fields":{"a":{"value":99999999999999999999999,"type":"INT64"}}}}
+            {"event":"checkpoint","zoneID":{"zoneName":"Notes"},"syncToken":"n1","moreComing":false}
+
+            """, to: dir + "/h.ndjson")
+        let flag = output.hasSuffix(".sqlite") ? "--into" : "--out"
+        let (status, _, error) = try runBinary(["replay", dir + "/h.ndjson", flag, dir + "/" + output])
+        #expect(status == 1)
+        #expect(error.contains("the record \"big-one\" of zone \"Notes\"") && error.contains("64-bit"), "\(error)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0 != "h.ndjson" }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
+
 @Suite("replay and archives")
 struct ReplayArchiveTests {
     /// A folder `pages` of saved `changes/zone` pages in `directory`, and their names in order.

@@ -196,7 +196,7 @@ final class NewStoreReplay {
                 zones[record.zone] = id
             }
             try pipeline.sync { mutator in
-                try write(records, zones: zones, mutator: mutator)
+                try write(records, of: state, zones: zones, mutator: mutator)
                 try mutator.flush()
             }
         }
@@ -206,13 +206,14 @@ final class NewStoreReplay {
     private typealias Rows = Swift.Result<StoreRows, any Error>
 
     /// Inserts the records, their rows made on worker threads a chunk at a time.
-    private func write(_ records: [ReplayState.LiveRecord], zones: [Int64], mutator: StoreMutator) throws {
+    private func write(_ records: [ReplayState.LiveRecord], of state: ReplayState, zones: [Int64], mutator: StoreMutator) throws {
         let chunk = 2048
         let chunks = (records.count + chunk - 1) / chunk
         guard chunks > 0 else { return }
         let workers = max(1, min(Processors.available, 4))
         let results = OrderedResults<Rows>(count: chunks, window: workers * 4)
         let configuration = RecordJSON.Configuration(maximumDepth: replayer.configuration.reader.maximumDepth)
+        let zoneIDs = state.zoneIDsByNumber
         let group = DispatchGroup()
         try records.withUnsafeBufferPointer { all in
             nonisolated(unsafe) let all = all
@@ -238,8 +239,13 @@ final class NewStoreReplay {
                                    RecordJSON.decodeSystemKeys(out.bytes, into: &keys, configuration: configuration) {
                                     rows.append(columnsOf: keys, body: out.bytes)
                                 } else {
-                                    rows.append(StoreRow(record: try RecordJSON.decodeRecord(record.json, configuration: configuration),
-                                                         encoder: encoder))
+                                    let decoded: Record
+                                    do throws(RecordFormatError) {
+                                        decoded = try RecordJSON.decodeRecord(record.json, configuration: configuration)
+                                    } catch {
+                                        throw ReplayState.recordError(error, json: record.json, zoneID: zoneIDs[record.zone])
+                                    }
+                                    rows.append(StoreRow(record: decoded, encoder: encoder))
                                 }
                             }
                             return rows
