@@ -47,7 +47,7 @@ struct ArchiveHistoryTests {
     func alteredChangeLogIsCaught() throws {
         let scratch = try ScratchDirectory()
         let tarGzip = try Array(Data(contentsOf: URL(fileURLWithPath: try ferryArchive(scratch))))
-        var tar = try readAll(GzipSource(wrapping: MemorySource(tarGzip)))
+        var tar = try GzipSource(wrapping: MemorySource(tarGzip)).readAll()
         let needle = Array("\"a1\"".utf8)
         let at = try #require((0...(tar.count - needle.count)).first { Array(tar[$0..<($0 + needle.count)]) == needle })
         tar[at + 1] = UInt8(ascii: "z") // same size, other bytes
@@ -89,12 +89,4 @@ struct ArchiveHistoryTests {
         let error = #expect(throws: ArchiveError.self) { _ = try historyMembers(try ArchiveReader(path: path)) }
         #expect(error?.message.contains("holding a state") == true, "\(String(describing: error))")
     }
-}
-
-/// Every byte of `source`.
-private func readAll(_ source: any ByteSource) throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while case let n = try buffer.withUnsafeMutableBytes({ try source.read(into: $0) }), n > 0 { bytes += buffer[..<n] }
-    return bytes
 }
