@@ -216,18 +216,8 @@ struct Convert: ParsableCommand {
         let pipeline = RecordPipeline(writer: writer, transform: transform,
                                       policy: onError == .skip ? .skip(rejects: rejects) : .fail,
                                       threads: threads ?? Processors.available, buffer: sorter, limit: limit)
-        var shown: [String: Int] = [:]
+        pipeline.onReject = skippedInputReporter(quiet: quiet)
         let quiet = self.quiet
-        pipeline.onReject = { error in
-            let source = (error as? RecordFormatError)?.source ?? ""
-            let count = shown[source, default: 0] + 1
-            shown[source] = count
-            if !quiet && count <= 10 {
-                StandardError.write("ferry: skipped: \(error)\n")
-            } else if !quiet && count == 11 {
-                StandardError.write("ferry: more skipped inputs in \(source) not shown\n")
-            }
-        }
         var warnings = 0
         pipeline.onWarning = { message in
             warnings += 1
@@ -241,6 +231,23 @@ struct Convert: ParsableCommand {
             writeSummary(stats.json, outputIsStdout: outputIsStdout)
         } else if !quiet {
             StandardError.write("ferry: " + stats.line + "\n")
+        }
+    }
+}
+
+/// What `--on-error skip` reports of each skipped input: `ferry: skipped: ERROR` on stderr, at
+/// most ten per input file, then one line saying more were not shown; nothing when `quiet`.
+func skippedInputReporter(quiet: Bool) -> (any Error) -> Void {
+    var shown: [String: Int] = [:]
+    return { error in
+        guard !quiet else { return }
+        let source = (error as? RecordFormatError)?.source ?? ""
+        let count = shown[source, default: 0] + 1
+        shown[source] = count
+        if count <= 10 {
+            StandardError.write("ferry: skipped: \(error)\n")
+        } else if count == 11 {
+            StandardError.write("ferry: more skipped inputs in \(source) not shown\n")
         }
     }
 }
