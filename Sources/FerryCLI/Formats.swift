@@ -409,3 +409,16 @@ func checkInputsExist(_ inputs: [String]) throws {
         throw ValidationError("no such input: \(input)")
     }
 }
+
+/// The field names of a `--keys` list (comma-separated, spaces around names ignored, empty items
+/// dropped), or `nil` without `--keys`.
+///
+/// - Throws: a usage error for a list that names no field: it would keep no field, or be ignored.
+func keyList(_ text: String?) throws -> [String]? {
+    guard let text else { return nil }
+    let names = text.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+    guard !names.isEmpty else {
+        throw ValidationError("--keys expects field names separated by commas, found '\(text)'")
+    }
+    return names
+}
