@@ -23,7 +23,10 @@ struct Convert: ParsableCommand {
         ({"records": [...]}), one per line or pretty-printed.
 
         Output is written to a temporary file and renamed into place only on success: a failed run \
-        leaves no partial output. A one-line summary goes to stderr (--quiet silences it; --json \
+        leaves no partial output. An option that would change nothing is a usage error (exit 2): \
+        --mode needs a store output, --database an archive or a store, --level a gzip-compressed \
+        output, --assets an archive; --args needs --where, --sort-memory --sort. A store is read \
+        from its file, not from standard input. A one-line summary goes to stderr (--quiet silences it; --json \
         prints it as JSON, on stdout unless OUTPUT is -, then on stderr).
 
         Examples:
@@ -49,10 +52,10 @@ struct Convert: ParsableCommand {
     @Argument(help: ArgumentHelp("Inputs, then the output (- is stdin/stdout).", valueName: "INPUT... OUTPUT"))
     var paths: [String] = []
 
-    @Option(help: "Input format, when the content should not decide (ndjson, xml, archive, store).")
+    @Option(help: "Input format, when the content should not decide.")
     var from: RecordFormat?
 
-    @Option(help: "Output format when the extension doesn't say (ndjson, xml, archive, store).")
+    @Option(help: "Output format, when the extension doesn't say.")
     var to: RecordFormat?
 
     @Option(name: .customLong("type"), help: "Keep only records of this type (repeatable).")
@@ -78,8 +81,8 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var predicateInput: PredicateInput
 
-    @Option(help: ArgumentHelp("Database the records go into, in an archive or a store: public, private or shared (records read from an archive or a store keep theirs).", valueName: "NAME"))
-    var database: String = "private"
+    @Option(help: ArgumentHelp("With an archive or a store output: the database the records go into, public, private (default) or shared (records read from an archive or a store keep theirs).", valueName: "NAME"))
+    var database: String?
 
     @Option(help: ArgumentHelp("With an archive output: add every file of this folder as an asset, named by its fileChecksum (an extracted archive's assets/ works as is).", valueName: "DIR"))
     var assets: String?
@@ -93,8 +96,8 @@ struct Convert: ParsableCommand {
     @Flag(help: "Compress the output with gzip (implied by an OUTPUT ending in .gz).")
     var gzip = false
 
-    @Option(parsing: .unconditional, help: "gzip compression level, 0–9.")
-    var level: Int = 6
+    @Option(parsing: .unconditional, help: "With a gzip-compressed output (.gz, .tar.gz, --gzip): the compression level, 0–9 (default 6).")
+    var level: Int?
 
     @Option(parsing: .unconditional, help: "Threads for converting NDJSON and for compression, 1–256 (default: one per core this process may use, honouring taskset).")
     var threads: Int?
@@ -128,7 +131,7 @@ struct Convert: ParsableCommand {
             throw ValidationError("--sort-memory expects a size such as 64M or 2G, found '\(sortMemory)'")
         }
         if let limit { try checkNumber(limit, of: "--limit", in: 0...Int.max) }
-        try checkNumber(level, of: "--level", in: 0...9)
+        if let level { try checkNumber(level, of: "--level", in: 0...9) }
         if let assets, !FileSystem.isDirectory(assets) {
             throw ValidationError("--assets expects a folder, found '\(assets)'")
         }
@@ -148,16 +151,48 @@ struct Convert: ParsableCommand {
             }
         }
         let output = paths[paths.count - 1]
+        try checkOptionsApply(toOutput: output)
         try RunFiles(inputs: paths.dropLast().map { .init(role: "INPUT", path: $0) } + (assets.map { [.init(role: "--assets", path: $0)] } ?? []),
                      output: .init(role: "OUTPUT", path: output),
                      outputIsWrittenInPlace: changesSince == nil && (try outputFormat(of: output, declared: to)) == .store,
                      sideOutputs: rejects.map { [.init(role: "--rejects", path: $0)] } ?? []).check()
     }
 
+    /// Usage error for an option given that would change nothing: one that only some outputs use,
+    /// given for another, or one that refines an option not given.
+    private func checkOptionsApply(toOutput path: String) throws {
+        if predicateInput.args != nil && wherePredicate == nil {
+            throw ValidationError("--args needs --where: it gives the values of the predicate's %@ and %K")
+        }
+        if sortMemory != nil && sort == nil { throw ValidationError("--sort-memory needs --sort") }
+        _ = try keyList(keys)
+        // With --changes-since the output is a change log: NDJSON, gzipped when asked.
+        let format = changesSince == nil ? try outputFormat(of: path, declared: to) : .ndjson
+        let isCompressed = format == .store ? false
+            : format == .archive ? gzip || RecordFormat.archiveIsCompressed(path) : gzip || RecordFormat.impliesGzip(path)
+        let found = "found \(path == "-" ? "standard output (-)" : path) ("
+            + (changesSince != nil ? "a change log" : isCompressed ? "\(format.rawValue), gzip-compressed" : format.rawValue) + ")"
+        if format == .store && path == "-" {
+            throw ValidationError("a store is written to a file, not to standard output")
+        }
+        if mode != nil && format != .store {
+            throw ValidationError("--mode needs a store output (a name ending in .sqlite, or --to store), \(found)")
+        }
+        if database != nil && format != .store && format != .archive {
+            throw ValidationError("--database needs an archive or a store output (names ending in .tar.gz or .sqlite, or --to), \(found)")
+        }
+        if level != nil && !isCompressed {
+            throw ValidationError("--level needs a gzip-compressed output (a name ending in .gz, .tar.gz or .tgz, or --gzip), \(found)")
+        }
+        if assets != nil && format != .archive {
+            throw ValidationError("--assets needs an archive output (a name ending in .tar.gz, or --to archive), \(found)")
+        }
+    }
+
     func run() throws {
         let outputPath = paths[paths.count - 1]
         if let changesSince {
-            try exportChanges(from: paths[0], since: changesSince, to: outputPath, gzip: gzip, quiet: quiet, json: json)
+            try exportChanges(from: paths[0], since: changesSince, to: outputPath, gzip: gzip, level: level ?? 6, quiet: quiet, json: json)
             return
         }
         let clock = Stopwatch()
@@ -168,14 +203,9 @@ struct Convert: ParsableCommand {
         do {
             if let rejects { rejectsFile = try OutputFile(path: rejects) }
             let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
-                format: to, gzip: gzip, level: level, threads: threads, database: database, storeMode: mode ?? .insert))
+                format: to, gzip: gzip, level: level ?? 6, threads: threads, database: database ?? "private", storeMode: mode ?? .insert))
             output = out
-            if let assets {
-                guard let archive = out.archive else {
-                    throw ValidationError("--assets needs an archive output (a name ending in .tar.gz or --to archive)")
-                }
-                try archive.archive.addAssets(fromDirectory: assets)
-            }
+            if let assets, let archive = out.archive { try archive.archive.addAssets(fromDirectory: assets) }
             let pipeline = try makePipeline(into: out.writer, rejects: rejectsFile)
             if progress.isEnabled {
                 pipeline.onProgress = { progress.update(records: $0.recordsIn, bytes: $0.bytesIn, clock: clock) }
@@ -210,24 +240,14 @@ struct Convert: ParsableCommand {
     private func makePipeline(into writer: any RecordWriter, rejects: OutputFile?) throws -> RecordPipeline {
         let filter = try wherePredicate.map { try RecordFilter(parsing: $0, arguments: try predicateInput.arguments()) }
         let transform = RecordTransform(types: Set(types), zones: Set(zones), filter: filter,
-                                        keys: keys.map { Set($0.split(separator: ",").map { String($0).trimmed }) })
+                                        keys: try keyList(keys).map(Set.init))
         let budget = sortMemory.flatMap(parseSize) ?? (512 << 20)
         let sorter = sort.flatMap(RecordSortKey.init(parsing:)).map { RecordSorter(key: $0, memoryBudget: budget) }
         let pipeline = RecordPipeline(writer: writer, transform: transform,
                                       policy: onError == .skip ? .skip(rejects: rejects) : .fail,
                                       threads: threads ?? Processors.available, buffer: sorter, limit: limit)
-        var shown: [String: Int] = [:]
+        pipeline.onReject = skippedInputReporter(quiet: quiet)
         let quiet = self.quiet
-        pipeline.onReject = { error in
-            let source = (error as? RecordFormatError)?.source ?? ""
-            let count = shown[source, default: 0] + 1
-            shown[source] = count
-            if !quiet && count <= 10 {
-                StandardError.write("ferry: skipped: \(error)\n")
-            } else if !quiet && count == 11 {
-                StandardError.write("ferry: more skipped inputs in \(source) not shown\n")
-            }
-        }
         var warnings = 0
         pipeline.onWarning = { message in
             warnings += 1
@@ -241,6 +261,23 @@ struct Convert: ParsableCommand {
             writeSummary(stats.json, outputIsStdout: outputIsStdout)
         } else if !quiet {
             StandardError.write("ferry: " + stats.line + "\n")
+        }
+    }
+}
+
+/// What `--on-error skip` reports of each skipped input: `ferry: skipped: ERROR` on stderr, at
+/// most ten per input file, then one line saying more were not shown; nothing when `quiet`.
+func skippedInputReporter(quiet: Bool) -> (any Error) -> Void {
+    var shown: [String: Int] = [:]
+    return { error in
+        guard !quiet else { return }
+        let source = (error as? RecordFormatError)?.source ?? ""
+        let count = shown[source, default: 0] + 1
+        shown[source] = count
+        if count <= 10 {
+            StandardError.write("ferry: skipped: \(error)\n")
+        } else if count == 11 {
+            StandardError.write("ferry: more skipped inputs in \(source) not shown\n")
         }
     }
 }

@@ -67,7 +67,15 @@ public struct Ferry: ParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             parsed = command
-            try command.run()
+            do {
+                try command.run()
+            } catch let error as ValidationError {
+                // argument-parser shows the root's usage for an error it did not see while
+                // parsing: a usage error found while running shows the subcommand's, as one
+                // from its validate() does.
+                StandardError.write(usageMessage(error, for: type(of: command)) + "\n")
+                return 2
+            }
             return 0
         } catch let failure as CommandFailure {
             if !failure.message.isEmpty {
@@ -89,6 +97,24 @@ public struct Ferry: ParsableCommand {
             return code.rawValue == 64 ? 2 : code.rawValue
         }
     }
+}
+
+/// A usage error's message as argument-parser prints one found while parsing `command`: the
+/// message, the subcommand's usage line and where its help is.
+func usageMessage(_ error: ValidationError, for command: any ParsableCommand.Type) -> String {
+    let words = commandWords(of: command) ?? ["ferry"]
+    return "Error: \(error.message)\nUsage: \(Ferry.usageString(for: command))\n"
+        + "  See '\(words.joined(separator: " ")) --help' for more information."
+}
+
+/// The words that run `command` (`["ferry", "predicate", "eval"]`), or `nil` when it is not one
+/// of `parent`'s commands.
+private func commandWords(of command: any ParsableCommand.Type, under parent: any ParsableCommand.Type = Ferry.self) -> [String]? {
+    if parent == command { return [parent._commandName] }
+    for subcommand in parent.configuration.subcommands {
+        if let words = commandWords(of: command, under: subcommand) { return [parent._commandName] + words }
+    }
+    return nil
 }
 
 /// Ferry's version.

@@ -41,6 +41,7 @@ struct Fetch: ParsableCommand {
         if let database, !["public", "private", "shared"].contains(database) {
             throw ValidationError("--database expects public, private or shared, found '\(database)'")
         }
+        _ = try keyList(keys)
         try checkInputsExist([store])
     }
 
@@ -49,7 +50,7 @@ struct Fetch: ParsableCommand {
         do {
             let store = try RecordStore(path: store)
             result = try store.fetch(names: names, zone: zone, database: database,
-                                     desiredKeys: keys.map { $0.split(separator: ",").map { String($0).trimmed } })
+                                     desiredKeys: try keyList(keys))
             let output = try OutputFile(path: "-")
             if response {
                 var out = JSONOutput()

@@ -93,8 +93,15 @@ func openRecordReader(_ source: any ByteSource, name path: String, options: Reco
         return NDJSONReader(source: input.source, policy: options.policy,
                             configuration: .init(maximumLineBytes: options.maximumLineBytes))
     case .store:
-        throw CommandFailure(message: "\(path): a store is read from its file, not from a stream (standard input or a compressed file)")
+        throw storeOnStream(path)
     }
+}
+
+/// The data error for a store met as a stream (standard input, a compressed file), found by its
+/// SQLite header or named by `--from store`: SQLite reads a store from its file.
+func storeOnStream(_ path: String) -> CommandFailure {
+    CommandFailure(message: "\(path): a store is read from its file, not from a stream (standard input or a compressed file): "
+                   + "give the store's path")
 }
 
 /// An input opened and recognized: its decompressed bytes (none consumed) and its format, or the
@@ -129,6 +136,7 @@ func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
     }
     let input = try ArchiveDetection.openInput(peekable)
     let format = try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared)
+    if format == .store { throw storeOnStream(path) }
     let source = format == .ndjson ? try wholeIfSmallGzipDocument(input.source, path: path, size: file.size) : input.source
     return OpenedInput(path: path, source: source, format: format)
 }
@@ -317,10 +325,12 @@ func inputFormat(of source: any ByteSource, isArchive: Bool, declared: RecordFor
     return try declared ?? sniffFormat(source)
 }
 
-/// Looks at the first non-blank byte (after a UTF-8 byte order mark): `<` means XML.
+/// Looks at the first non-blank byte (after a UTF-8 byte order mark): `<` means XML. SQLite's
+/// header means a store (which callers refuse on a stream, ``storeOnStream(_:)``).
 private func sniffFormat(_ source: any ByteSource) throws -> RecordFormat {
     guard let peekable = source as? PeekableSource else { return .ndjson }
     let prefix = try peekable.peek(4096)
+    if StoreFile.isSQLite(prefix: prefix) { return .store }
     var index = 0
     if prefix.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     while index < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[index]) { index += 1 }
@@ -442,4 +452,17 @@ func checkInputsExist(_ inputs: [String]) throws {
     for input in inputs where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
         throw ValidationError("no such input: \(input)")
     }
+}
+
+/// The field names of a `--keys` list (comma-separated, spaces around names ignored, empty items
+/// dropped), or `nil` without `--keys`.
+///
+/// - Throws: a usage error for a list that names no field: it would keep no field, or be ignored.
+func keyList(_ text: String?) throws -> [String]? {
+    guard let text else { return nil }
+    let names = text.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+    guard !names.isEmpty else {
+        throw ValidationError("--keys expects field names separated by commas, found '\(text)'")
+    }
+    return names
 }

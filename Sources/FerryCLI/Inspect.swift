@@ -37,7 +37,7 @@ struct Inspect: ParsableCommand {
     @Option(name: .customLong("on-error"), help: "fail: stop at the first bad input (default). skip: count it and go on.")
     var onError: ErrorMode = .fail
 
-    @Flag(help: "No progress on stderr.")
+    @Flag(help: "No progress, and with --on-error skip no skipped inputs, on stderr.")
     var quiet = false
 
     func validate() throws {
@@ -51,6 +51,7 @@ struct Inspect: ParsableCommand {
         var stores: [StoreSummary] = []
         let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
+        let reportSkipped = skippedInputReporter(quiet: quiet)
         do {
             let paths = FileReadahead(try expandInputs(inputs, quiet: quiet))
             while let path = paths.next() {
@@ -80,6 +81,10 @@ struct Inspect: ParsableCommand {
                     reader = ArchiveRecordReader(opened)
                 } else {
                     reader = try openRecordReader(input.source, name: path, options: RecordInputOptions(policy: policy))
+                }
+                reader.onReject = { error in
+                    progress.clear()
+                    reportSkipped(error)
                 }
                 while let record = try reader.next() {
                     summary.add(record)

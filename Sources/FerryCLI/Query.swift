@@ -83,6 +83,10 @@ struct Query: ParsableCommand {
         if let database, !["public", "private", "shared"].contains(database) {
             throw ValidationError("--database expects public, private or shared, found '\(database)'")
         }
+        if predicateInput.args != nil && wherePredicate == nil {
+            throw ValidationError("--args needs --where: it gives the values of the predicate's %@ and %K")
+        }
+        _ = try keyList(keys)
         if let wherePredicate {
             do {
                 _ = try RecordFilter(parsing: wherePredicate, arguments: try predicateInput.arguments())
@@ -100,7 +104,7 @@ struct Query: ParsableCommand {
                 recordTypes: types, zoneNames: zones, database: database,
                 predicate: try wherePredicate.map { try RecordPredicate(parsing: $0, arguments: try predicateInput.arguments()) },
                 sortKeys: sort.compactMap(StoreSortKey.init(parsing:)),
-                desiredKeys: keys.map { $0.split(separator: ",").map { String($0).trimmed } },
+                desiredKeys: try keyList(keys),
                 limit: limit, cursor: cursor)
             if explain {
                 print(Self.text(of: try store.explain(query)), terminator: "")

@@ -29,8 +29,9 @@ struct Replay: ParsableCommand {
         cache: do not truncate or rewrite it while the replay runs (Ferry notices, best effort, \
         and fails without writing STATE; appending to it, or replacing it by renaming, is safe).
 
-        STATE is any output Ferry writes: NDJSON (.ndjson, .ndjson.gz) or an archive (.tar.gz); a \
-        name whose extension Ferry does not know needs --to. \
+        STATE is any output Ferry writes but a store: NDJSON (.ndjson, .ndjson.gz), XML or an archive \
+        (.tar.gz); a name whose extension Ferry does not know needs --to; a store is filled with \
+        --into. \
         Zone tokens go into the archive's manifest, or beside other outputs in STATE.tokens.json. \
         --report, --log, STATE.tokens.json and --into must each name a file of its own, not a \
         HISTORY, the base, STATE or one another (exit 2). \
@@ -40,7 +41,8 @@ struct Replay: ParsableCommand {
         --into STORE replays into a store instead (made when missing), incrementally: each zone \
         continues after the last checkpoint the store applied to it, so replaying a history again \
         changes nothing and a later history applies what is new. One transaction covers the run \
-        (--transaction checkpoint commits at each checkpoint instead, its token with it), so a \
+        (--transaction checkpoint commits at each checkpoint instead, its token with it; it and \
+        --busy-timeout need --into), so a \
         killed run leaves the store as it was (or at a checkpoint), and rerunning completes it.
 
         Anomalies (deletes of unknown records, unchanged change tags, modification times going \
@@ -72,11 +74,11 @@ struct Replay: ParsableCommand {
     var into: String?
 
     @Option(help: ArgumentHelp("With --into: what one transaction covers: run (default) or checkpoint.", valueName: "UNIT"))
-    var transaction: StoreReplayer.Configuration.TransactionUnit = .run
+    var transaction: StoreReplayer.Configuration.TransactionUnit?
 
     @Option(name: .customLong("busy-timeout"), parsing: .unconditional,
-            help: "With --into: seconds to wait for another process writing to the store (at most 2147483, about 24 days).")
-    var busyTimeout: Double = 5
+            help: "With --into: seconds to wait for another process writing to the store (default 5; at most 2147483, about 24 days).")
+    var busyTimeout: Double?
 
     @Option(help: ArgumentHelp("Stop at the checkpoint carrying this token: the state exactly then.", valueName: "TOKEN"))
     var until: String?
@@ -105,11 +107,11 @@ struct Replay: ParsableCommand {
     @Option(help: ArgumentHelp("The zone of responses and records that name none (default _defaultZone).", valueName: "NAME"))
     var zone: String?
 
-    @Option(help: "Output format when the extension doesn't say (ndjson, xml, archive).")
-    var to: RecordFormat?
+    @Option(help: "Format of STATE, when the extension doesn't say.")
+    var to: StateFormat?
 
-    @Option(help: ArgumentHelp("Database of the zones written to an archive: public, private or shared.", valueName: "NAME"))
-    var database: String = "private"
+    @Option(help: ArgumentHelp("With an archive STATE or --into: the database of the zones, public, private (default) or shared.", valueName: "NAME"))
+    var database: String?
 
     @Option(parsing: .unconditional, help: "Threads decoding the history, 0–256 (default: one more than the cores this process may use, at most 4; 0 decodes on the main thread).")
     var threads: Int?
@@ -127,25 +129,39 @@ struct Replay: ParsableCommand {
         guard !histories.isEmpty else { throw ValidationError("expected at least one HISTORY") }
         try checkNumber(maxLineBytes, of: "--max-line-bytes", in: 1...Int.max)
         try checkThreads(threads, minimum: 0)
-        try checkBusyTimeout(busyTimeout)
+        if let busyTimeout { try checkBusyTimeout(busyTimeout) }
         if histories.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
         for input in histories where input != "-" && !FileSystem.exists(input) && !FileSystem.isDirectory(input) {
             throw ValidationError("no such history: \(input)")
         }
-        if into != nil {
+        if let into {
             for (flag, used) in [("--out", out != nil), ("--until", until != nil), ("--since", since != nil), ("--base", base != nil),
-                                 ("--tokens-only", tokensOnly), ("--order", order), ("--log", log != nil)] where used {
+                                 ("--tokens-only", tokensOnly), ("--order", order), ("--log", log != nil), ("--to", to != nil)] where used {
                 throw ValidationError("--into replays into a store after its own tokens: \(flag) does not apply")
             }
+            if into == "-" { throw ValidationError("--into expects a store file, found standard output (-): a store is written in place") }
             try files.check()
             return
         }
+        for (flag, used) in [("--transaction", transaction != nil), ("--busy-timeout", busyTimeout != nil)] where used {
+            throw ValidationError("\(flag) needs --into STORE: it applies to replaying into a store")
+        }
         if tokensOnly {
             for (flag, used) in [("--out", out != nil), ("--base", base != nil), ("--since", since != nil), ("--cascade", cascade),
-                                 ("--order", order), ("--log", log != nil), ("--report", report != nil)] where used {
+                                 ("--order", order), ("--log", log != nil), ("--report", report != nil), ("--to", to != nil),
+                                 ("--database", database != nil)] where used {
                 throw ValidationError("--tokens-only reads tokens only: \(flag) does not apply")
             }
-        } else if out == nil {
+        } else if let out {
+            let format = try outputFormat(of: out, declared: to?.format)
+            let found = "found \(out == "-" ? "standard output (-)" : out) (\(format.rawValue))"
+            if format == .store {
+                throw ValidationError("--out writes a state file (ndjson, xml or archive), \(found): replay into a store with --into STORE")
+            }
+            if database != nil && format != .archive {
+                throw ValidationError("--database needs an archive STATE (a name ending in .tar.gz, or --to archive) or --into STORE, \(found)")
+            }
+        } else {
             throw ValidationError("expected --out STATE (or --tokens-only)")
         }
         if since != nil && base == nil { throw ValidationError("--since needs --base, the state at that checkpoint") }
@@ -166,7 +182,7 @@ struct Replay: ParsableCommand {
             }
             if let out {
                 files.output = .init(role: "--out", path: out)
-                let format = try outputFormat(of: out, declared: to)
+                let format = try outputFormat(of: out, declared: to?.format)
                 files.outputIsWrittenInPlace = format == .store
                 if out != "-" && format != .archive {
                     files.sideOutputs.append(.init(role: "--out's tokens file", path: ReplayTokens.sidecarPath(for: out)))
@@ -187,7 +203,7 @@ struct Replay: ParsableCommand {
         var logFile: OutputFile?
         var reportFile: OutputFile?
         do {
-            if let out { output = try openRecordOutput(out, options: RecordOutputOptions(format: to, database: database)) }
+            if let out { output = try openRecordOutput(out, options: RecordOutputOptions(format: to?.format, database: database ?? "private")) }
             if let report { reportFile = try OutputFile(path: report) }
             let baseState = try loadBase()
             var configuration = try configuration()
@@ -245,7 +261,8 @@ struct Replay: ParsableCommand {
         do {
             if let report { reportFile = try OutputFile(path: report) }
             let replayer = try StoreReplayer(path: path, configuration: .init(
-                database: database, cascade: cascade, transaction: transaction, busyTimeout: busyTimeout, reader: reader))
+                database: database ?? "private", cascade: cascade, transaction: transaction ?? .run, busyTimeout: busyTimeout ?? 5,
+                reader: reader))
             replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
             // Files are decoded on several threads; an archive's members are read in order from its stream.
             var files: [String] = []
@@ -280,6 +297,16 @@ struct Replay: ParsableCommand {
             reportFile?.abandon()
             throw dataFailure(error)
         }
+    }
+
+    /// The formats `--to` names: those of a state file. A store is accepted here only to be
+    /// refused with a pointer to `--into`, and so is not listed.
+    enum StateFormat: String, CaseIterable, ExpressibleByArgument {
+        case ndjson, xml, archive, store
+
+        static var allValueStrings: [String] { [ndjson, xml, archive].map(\.rawValue) }
+
+        var format: RecordFormat { RecordFormat(rawValue: rawValue)! }
     }
 
     private func summarize(_ replayer: StoreReplayer, seconds: Double) {
@@ -345,8 +372,8 @@ struct Replay: ParsableCommand {
         let tokens = state.tokens
         if let archive = output.archive {
             for zone in tokens.zones where !zone.isDeleted {
-                try archive.archive.addZone(zone.zoneID, database: database)
-                if let token = zone.syncToken { try archive.archive.setChangeToken(token, for: zone.zoneID, database: database) }
+                try archive.archive.addZone(zone.zoneID, database: database ?? "private")
+                if let token = zone.syncToken { try archive.archive.setChangeToken(token, for: zone.zoneID, database: database ?? "private") }
             }
             try state.write(to: output.writer, order: stateOrder)
             return

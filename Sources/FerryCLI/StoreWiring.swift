@@ -29,14 +29,15 @@ extension StoreWriter.Mode: ExpressibleByArgument {}
 
 /// `convert STORE OUT --changes-since TOKEN`: the store's journal after the token as a change log.
 /// The summary goes to stderr (`--json`: one JSON object, on stdout unless the log goes there).
-func exportChanges(from path: String, since text: String, to output: String, gzip: Bool, quiet: Bool, json: Bool) throws {
+func exportChanges(from path: String, since text: String, to output: String, gzip: Bool, level: Int, quiet: Bool, json: Bool) throws {
     let file: OutputFile
     do {
         let store = try RecordStore(path: path)
         let token = text == "0" ? nil : try StoreToken(parsing: text)
         file = try OutputFile(path: output)
         do {
-            let sink: ByteSink = gzip || RecordFormat.impliesGzip(output) ? try GzipSink(wrapping: file) : file
+            let sink: ByteSink = gzip || RecordFormat.impliesGzip(output)
+                ? try GzipSink(wrapping: file, configuration: .init(level: level)) : file
             let writer = ChangeLogWriter(sink: sink)
             let end = try store.writeChanges(since: token, to: writer)
             try writer.finish()
