@@ -25,14 +25,15 @@ struct EmptyInputTests {
         let out = scratchDirectory() + "/out.ndjson"
         let commands: [[String]] = [
             ["convert", path, out], ["convert", path, "-"], ["inspect", path], ["diff", path, path],
-            ["replay", path, "--out", out], ["verify", path],
+            ["replay", path, "--out", out], ["verify", path], ["extract", path, scratchDirectory() + "/x"],
         ]
         for command in commands {
             let (status, _, error) = try runBinary(command)
             #expect(status == (command[0] == "diff" ? 2 : 1), "\(command)") // diff's trouble is 2, as diff(1)
             // verify reads archives and stores only: it expects one of those whatever the name.
-            let promised = command[0] == "verify" && !name.hasSuffix(".gz") && !name.hasSuffix(".tgz")
-                ? "expected an archive or a store" : expected
+            let gzip = name.hasSuffix(".gz") || name.hasSuffix(".tgz")
+            let promised = command[0] == "verify" && !gzip ? "expected an archive or a store"
+                : command[0] == "extract" && !gzip ? "expected a tar archive" : expected
             #expect(error.contains("\(path): \(promised)"), "\(command): \(error)")
             #expect(error.contains("found an empty file"), "\(command): \(error)")
         }
