@@ -17,6 +17,8 @@ struct Convert: ParsableCommand {
         entries and SQLite -wal/-shm/-journal files beside a store are skipped, and counted on \
         stderr), or - for standard input; OUTPUT a \
         file or - for standard output. gzip-compressed inputs are recognized by their content; \
+        an empty input whose name (.gz, .tgz, .tar, .xml, .sqlite) or --from promises gzip, an \
+        archive, XML or a store is refused as truncated (an empty NDJSON input is 0 records); \
         an OUTPUT ending in .gz (or --gzip) is compressed on every core. Formats come from file extensions or --from/--to: \
         an OUTPUT whose extension Ferry does not know needs --to (- is NDJSON), and .tar is an archive without gzip. Inputs may \
         be NDJSON (one record dictionary per line) or saved CloudKit Web Services responses \

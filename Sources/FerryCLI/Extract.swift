@@ -45,7 +45,7 @@ struct Extract: ParsableCommand {
 
     func run() throws {
         do {
-            let reader = try ArchiveReader(source: try InputFile(path: archive), configuration: try limits.configuration())
+            let reader = try ArchiveReader(source: try openInputFile(archive, declared: .archive), configuration: try limits.configuration())
             let written = try reader.extract(to: directory)
             if json {
                 var object: JSONObject = ["archive": .string(archive), "directory": .string(directory),

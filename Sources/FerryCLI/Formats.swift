@@ -67,6 +67,35 @@ struct RecordInputOptions {
     var maximumLineBytes: Int = 64 << 20
 }
 
+/// What `path`'s name or `--from` promises its bytes are, when that cannot be nothing: a gzip
+/// stream (a name ending in `.gz` or `.tgz`), else an XML document, a tar archive or a store
+/// (`--from`, else the name). `nil` for NDJSON and an unknown name: empty NDJSON is valid.
+func promisedContent(of path: String, declared: RecordFormat?) -> String? {
+    let lower = path.lowercased()
+    if path != "-" && (lower.hasSuffix(".gz") || lower.hasSuffix(".tgz")) { return "a gzip stream" }
+    switch declared ?? (path == "-" ? nil : RecordFormat.from(path: path)) {
+    case .xml: return "an XML document"
+    case .archive: return "a tar archive"
+    case .store: return "a Ferry store"
+    case .ndjson, nil: return nil
+    }
+}
+
+/// Opens `path` (`-` is standard input) for reading, as every command that reads records does:
+/// an empty input whose name or `--from` promises content (``promisedContent(of:declared:)``,
+/// or `expecting` when the command reads only some formats) is a truncated download, refused
+/// here rather than read as no records.
+///
+/// - Throws: ``CommandFailure`` for such an empty input; what opening the file throws.
+func openInputFile(_ path: String, declared: RecordFormat?, expecting: String? = nil) throws -> PeekableSource {
+    let source = PeekableSource(try InputFile(path: path))
+    let promised = promisedContent(of: path, declared: declared)
+    if let expected = promised == "a gzip stream" ? promised : expecting ?? promised, try source.peek(1).isEmpty {
+        throw CommandFailure(message: "\(path): expected \(expected), found an empty \(path == "-" ? "input" : "file")")
+    }
+    return source
+}
+
 /// Opens `path` (`-` is standard input) as a record reader.
 ///
 /// gzip is recognized by its magic bytes and an archive by its first tar header, whatever the
@@ -74,7 +103,7 @@ struct RecordInputOptions {
 /// else NDJSON.
 func openRecordReader(_ path: String, options: RecordInputOptions) throws -> any RecordReader {
     if let store = try openStoreReader(path, declared: options.format) { return store }
-    let input = try ArchiveDetection.openInput(try InputFile(path: path))
+    let input = try ArchiveDetection.openInput(try openInputFile(path, declared: options.format))
     return try openRecordReader(input.source, name: path, options: options, isArchive: input.isArchive)
 }
 
@@ -119,10 +148,9 @@ struct OpenedInput {
 /// by its SQLite header and Ferry's marker, an archive by its first tar header, else `declared`
 /// (`--from`), else the first non-blank byte.
 func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
-    let file = try InputFile(path: path)
     // One open per input (a folder may hold thousands): the store check looks at the bytes the
     // format detection peeks at anyway.
-    let peekable = PeekableSource(file)
+    let peekable = try openInputFile(path, declared: declared)
     if path != "-" {
         let kind = StoreFile.kind(ofPrefix: try peekable.peek(100))
         switch kind {
@@ -137,7 +165,7 @@ func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
     let input = try ArchiveDetection.openInput(peekable)
     let format = try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared)
     if format == .store { throw storeOnStream(path) }
-    let source = format == .ndjson ? try wholeIfSmallGzipDocument(input.source, path: path, size: file.size) : input.source
+    let source = format == .ndjson ? try wholeIfSmallGzipDocument(input.source, path: path, size: peekable.sizeHint) : input.source
     return OpenedInput(path: path, source: source, format: format)
 }
 
@@ -176,15 +204,15 @@ enum HistoryInput {
 
 /// Opens a history input (``HistoryInput``).
 func openHistory(_ path: String) throws -> HistoryInput {
-    let file = try InputFile(path: path)
+    let file = try openInputFile(path, declared: nil)
     let input = try ArchiveDetection.openInput(file)
     if input.isArchive { return .archive(try ArchiveReader(source: input.source)) }
-    return .file(try wholeIfSmallGzipDocument(input.source, path: path, size: file.size))
+    return .file(try wholeIfSmallGzipDocument(input.source, path: path, size: file.sizeHint))
 }
 
 /// Whether the file at `path` holds an archive, by content (its first bytes, decompressed).
 func isArchiveFile(_ path: String) throws -> Bool {
-    try ArchiveDetection.openInput(try InputFile(path: path)).isArchive
+    try ArchiveDetection.openInput(try openInputFile(path, declared: nil)).isArchive
 }
 
 /// Opens a history input that must be a file, for the decoding threads of a replay into a store

@@ -65,7 +65,7 @@ struct Inspect: ParsableCommand {
                 default:
                     break
                 }
-                let input = try ArchiveDetection.openInput(try InputFile(path: path))
+                let input = try ArchiveDetection.openInput(try openInputFile(path, declared: nil))
                 let policy: RecordErrorPolicy = onError == .skip ? .skip(rejects: nil) : .fail
                 let reader: any RecordReader
                 var archive: ArchiveReader?

@@ -63,7 +63,7 @@ struct Verify: ParsableCommand {
             do {
                 let verifier = ArchiveVerifier(configuration: try limits.configuration(),
                                                requiresManifest: !allowMissingManifest)
-                let report = try verifier.verify(try InputFile(path: path))
+                let report = try verifier.verify(try openInputFile(path, declared: nil, expecting: "an archive or a store"))
                 if json {
                     print(Self.json(path: path, ok: true, members: report.memberCount, records: report.recordCount, error: nil))
                 } else if !quiet {

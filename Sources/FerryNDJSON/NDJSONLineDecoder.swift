@@ -226,10 +226,11 @@ package struct NDJSONLineDecoder: Sendable {
             try decode(slice, raw: slice) { item in
                 switch consume item {
                 case .reject(var error, let raw):
-                    // An item of an array, re-encoded, has no position of its own: the array's.
-                    if error.column == nil { error.byteOffset = 0 }
+                    // Offsets in the array, made offsets in the text.
                     error.byteOffset += base
                     try emit(.reject(error, raw: raw))
+                case .zoneListing(let response, let start):
+                    try emit(.zoneListing(response, offset: base + start))
                 case let other:
                     try emit(other)
                 }
@@ -263,50 +264,46 @@ package struct NDJSONLineDecoder: Sendable {
         }
     }
 
-    /// A JSON array of documents on one line: decoded whole (bounded by the line limit).
+    /// A JSON array of documents (on one line, or a pretty-printed document): each element
+    /// decoded where it stands, so errors carry their own position in `line`.
     private func decodeArray(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
                              _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
-        let value: JSONValue
+        let ranges: [Range<Int>]
         do {
-            value = try RecordJSON.parseValue(line, configuration: configuration)
+            ranges = try RecordJSON.elementRanges(ofArrayIn: line, configuration: configuration)
         } catch {
             try emit(.reject(Self.located(error, in: line), raw: raw))
             return
         }
-        guard case .array(let items) = value else { return }
-        for item in items {
-            var out = JSONOutput(capacity: 4096)
-            out.appendValue(item)
+        for range in ranges {
+            let element = UnsafeRawBufferPointer(rebasing: line[range])
             let document: RecordDocument
             do {
-                document = try RecordJSON.decodeDocument(out.bytes, configuration: configuration)
+                document = try RecordJSON.decodeDocument(in: line, at: range.lowerBound, configuration: configuration).0
             } catch {
-                // The position inside the re-encoded item means nothing in the input.
-                var unlocated = error
-                unlocated.column = nil
-                try emit(.reject(unlocated, raw: out.bytes))
+                try emit(.reject(Self.located(error, in: line), raw: element))
                 continue
             }
-            try take(document, line: out.bytes, raw: out.bytes, emit, positionKnown: false)
+            try take(document, line: line, raw: element, emit, start: range.lowerBound)
         }
     }
 
     /// Turns a decoded document into items; `start` is where it begins in `line`.
     private func take(_ document: consuming RecordDocument, line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool = true, matched: Bool = false,
+                      _ emit: (consuming NDJSONLineItem) throws -> Void, matched: Bool = false,
                       start: Int = 0) throws {
         switch consume document {
         case .record(let record):
             try emit(.record(record, matched: matched))
         case .recordError(let serverError):
             let error = RecordFormatError(.serverError, serverError.description, byteOffset: start)
-            try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: raw))
+            try emit(.reject(Self.located(error, in: line), raw: raw))
         case .response(var response):
             // The entries are swapped out, so the array handed on is the only reference to its
             // storage (reversing a shared one would copy every entry).
             var entries: [RecordsResponse.Entry] = []
             swap(&entries, &response.entries)
-            try take(entries, zone: nil, line: line, emit, positionKnown: positionKnown)
+            try take(entries, zone: nil, line: line, emit)
         case .zones(var response):
             guard response.carriesRecords else {
                 try emit(.zoneListing(response, offset: start))
@@ -319,11 +316,11 @@ package struct NDJSONLineDecoder: Sendable {
                 if let serverError = zone.serverError {
                     let zoneName = zone.zoneID.map { " (zone \"\($0.zoneName)\")" } ?? ""
                     let error = RecordFormatError(.serverError, serverError.description + zoneName, byteOffset: zone.byteRange.lowerBound)
-                    try emit(.reject(positionKnown ? Self.located(error, in: line) : error,
+                    try emit(.reject(Self.located(error, in: line),
                                      raw: UnsafeRawBufferPointer(rebasing: line[zone.byteRange])))
                 }
                 if let records {
-                    try take(records, zone: zone.zoneID, line: line, emit, positionKnown: positionKnown)
+                    try take(records, zone: zone.zoneID, line: line, emit)
                 }
             }
         }
@@ -332,7 +329,7 @@ package struct NDJSONLineDecoder: Sendable {
     /// Turns the entries of a `records` array into items; records that name no zone get `zone`
     /// (the zone entry of a `changes/zone` response they came in).
     private func take(_ entries: consuming [RecordsResponse.Entry], zone: ZoneID?, line: UnsafeRawBufferPointer,
-                      _ emit: (consuming NDJSONLineItem) throws -> Void, positionKnown: Bool) throws {
+                      _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
         // Entries are moved out, last first after a reversal in place, not copied: a copy of a
         // record retains every string it holds.
         var entries = entries
@@ -346,9 +343,9 @@ package struct NDJSONLineDecoder: Sendable {
                 try emit(.record(record, matched: false))
             case .error(let serverError):
                 let error = RecordFormatError(.serverError, serverError.description, byteOffset: range.lowerBound)
-                try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
+                try emit(.reject(Self.located(error, in: line), raw: entryBytes))
             case .invalid(let error):
-                try emit(.reject(positionKnown ? Self.located(error, in: line) : error, raw: entryBytes))
+                try emit(.reject(Self.located(error, in: line), raw: entryBytes))
             }
         }
     }

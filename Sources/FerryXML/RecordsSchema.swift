@@ -42,6 +42,15 @@ extension XMLRecordFormat {
     <xs:restriction base="xs:string"/>
   </xs:simpleType>
 
+  <!-- A finite double, as JSON and CloudKit have them: not INF, -INF or NaN, and no decimal
+       beyond the largest double (1e400, which xs:double would read as INF). -->
+  <xs:simpleType name="FiniteDouble">
+    <xs:restriction base="xs:double">
+      <xs:minInclusive value="-1.7976931348623157E308"/>
+      <xs:maxInclusive value="1.7976931348623157E308"/>
+    </xs:restriction>
+  </xs:simpleType>
+
   <!-- The informational ISO-8601 form of a millisecond timestamp, always UTC. -->
   <xs:simpleType name="Date">
     <xs:restriction base="xs:string">
@@ -168,13 +177,13 @@ extension XMLRecordFormat {
     <xs:sequence>
       <xs:element name="unknown" type="Unknown" minOccurs="0" maxOccurs="unbounded"/>
     </xs:sequence>
-    <xs:attribute name="latitude" type="xs:double" use="required"/>
-    <xs:attribute name="longitude" type="xs:double" use="required"/>
-    <xs:attribute name="horizontalAccuracy" type="xs:double"/>
-    <xs:attribute name="verticalAccuracy" type="xs:double"/>
-    <xs:attribute name="altitude" type="xs:double"/>
-    <xs:attribute name="speed" type="xs:double"/>
-    <xs:attribute name="course" type="xs:double"/>
+    <xs:attribute name="latitude" type="FiniteDouble" use="required"/>
+    <xs:attribute name="longitude" type="FiniteDouble" use="required"/>
+    <xs:attribute name="horizontalAccuracy" type="FiniteDouble"/>
+    <xs:attribute name="verticalAccuracy" type="FiniteDouble"/>
+    <xs:attribute name="altitude" type="FiniteDouble"/>
+    <xs:attribute name="speed" type="FiniteDouble"/>
+    <xs:attribute name="course" type="FiniteDouble"/>
     <xs:attribute name="timestamp" type="xs:long"/>
     <xs:attribute name="date" type="Date"/>
     <xs:attribute name="escaped" type="xs:boolean"/>
@@ -235,7 +244,7 @@ extension XMLRecordFormat {
 
   <xs:complexType name="DoubleItem">
     <xs:simpleContent>
-      <xs:extension base="xs:double">
+      <xs:extension base="FiniteDouble">
         <xs:attribute name="escaped" type="xs:boolean"/>
       </xs:extension>
     </xs:simpleContent>

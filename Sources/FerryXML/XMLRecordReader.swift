@@ -45,9 +45,14 @@ public final class XMLRecordReader: RecordReader {
         public var maximumDepth: Int = 32
         /// Longest element or attribute name accepted, in bytes.
         public var maximumNameBytes: Int = 1_000
+        /// The default ``maximumTextBytes``: libxml2's own limit (`XML_MAX_TEXT_LENGTH`), the most
+        /// it reads without `XML_PARSE_HUGE`. ``XMLRecordWriter`` writes no longer piece, so what
+        /// it writes reads back with the default configuration.
+        public static let defaultMaximumTextBytes = 10_000_000
+
         /// Longest text accepted in one piece — text between two tags, an attribute value, a
-        /// comment — in bytes; checked as bytes arrive, before libxml2 parses them.
-        public var maximumTextBytes: Int = 10_000_000
+        /// comment — in bytes as written (escaped); checked as bytes arrive, before libxml2 parses them.
+        public var maximumTextBytes: Int = defaultMaximumTextBytes
         /// Most attributes accepted on one element.
         public var maximumAttributes: Int = 64
         /// Largest `<record>` element accepted, in bytes of input; bounds the memory of a record.
@@ -56,7 +61,7 @@ public final class XMLRecordReader: RecordReader {
         public var maximumJSONDepth: Int = 512
 
         /// Creates a configuration; every limit has a default that suits CloudKit records.
-        public init(maximumDepth: Int = 32, maximumNameBytes: Int = 1_000, maximumTextBytes: Int = 10_000_000,
+        public init(maximumDepth: Int = 32, maximumNameBytes: Int = 1_000, maximumTextBytes: Int = defaultMaximumTextBytes,
                     maximumAttributes: Int = 64, maximumRecordBytes: Int = 64 << 20, maximumJSONDepth: Int = 512) {
             self.maximumDepth = maximumDepth
             self.maximumNameBytes = maximumNameBytes

@@ -189,6 +189,7 @@ extension XMLRecordWriter {
             markup.appendInteger(v)
             close("timestamp")
         case (.double, .double(let d)):
+            checkFinite(d)
             let escaped = field.needsEscape
             open("double")
             writeFieldAttributes(field, escaped)

@@ -32,6 +32,12 @@ public final class XMLRecordWriter: RecordWriter {
     /// JSON text of unknown keys and values kept as JSON.
     var json = JSONOutput(capacity: 1 << 12)
     private var isFinished = false
+    /// Why a value just written could not be read back (set by the leaf writers, which do not
+    /// throw; ``write(_:)`` checks it after each part of the record and throws before going on).
+    var refusal: (code: XMLFormatError.Code, expected: String, found: String)?
+    /// The longest text written in one piece (escaped, as the reader counts it): the reader's
+    /// default limit, so that whatever is written reads back.
+    static let maximumTextBytes = XMLRecordReader.Configuration.defaultMaximumTextBytes
     /// Records written.
     public private(set) var recordCount = 0
     /// Bytes handed to the sink so far (libxml2 buffers a few kilobytes until ``finish()``).
@@ -50,6 +56,11 @@ public final class XMLRecordWriter: RecordWriter {
     }
 
     /// Writes one record as a `<record>` element.
+    ///
+    /// - Throws: ``XMLFormatError`` naming the record and field for a value the XML reader would
+    ///   refuse: a double that is not finite (`.invalidValue`), or text longer than
+    ///   ``XMLRecordReader/Configuration/defaultMaximumTextBytes`` once escaped (`.tooLarge`).
+    ///   The document is then unusable: the caller abandons its output.
     public func write(_ record: Record) throws {
         precondition(!isFinished, "XMLRecordWriter.write after finish()")
         var escaped = XMLTextEscaping.needsEscape(record.recordName)
@@ -64,6 +75,7 @@ public final class XMLRecordWriter: RecordWriter {
         if let v = record.deleted { try writer.attribute("deleted", constant: v ? "true" : "false") }
         if let v = record.shortGUID { try elementAttribute("shortGUID", v, escaped) }
         if escaped { try writer.attribute("escaped", constant: "true") }
+        try checkRefusal(record, field: nil)
         var hasChildren = false
         if let zone = record.zoneID {
             markup.append("\n    ")
@@ -91,11 +103,13 @@ public final class XMLRecordWriter: RecordWriter {
             hasChildren = true
         }
         if let fields = record.fields {
+            try checkRefusal(record, field: nil)
             markup.append("\n    ")
             try startElement("fields")
             for entry in fields.entries {
                 markup.append("\n      ")
                 try writeField(entry.name, entry.field)
+                try checkRefusal(record, field: entry.name)
             }
             if !fields.entries.isEmpty { markup.append("\n    ") }
             try endElement()
@@ -112,8 +126,42 @@ public final class XMLRecordWriter: RecordWriter {
             hasChildren = true
         }
         if hasChildren { markup.append("\n  ") }
+        try checkRefusal(record, field: nil)
         try endElement()
         recordCount += 1
+    }
+
+    /// Throws the ``refusal`` a part of `record` left, naming the record and the field.
+    @inline(__always)
+    func checkRefusal(_ record: Record, field: String?) throws {
+        guard let refusal else { return }
+        self.refusal = nil
+        let part = field.map { "field \"\($0)\" of record \"\(record.recordName)\"" } ?? "record \"\(record.recordName)\""
+        throw XMLFormatError(refusal.code, "expected \(refusal.expected) in \(part), found \(refusal.found)",
+                             recordIndex: recordCount + 1)
+    }
+
+    /// Sets ``refusal`` when the markup written since `start` is one piece of text longer than the
+    /// XML reader reads (libxml2's limit; CloudKit's own limit for a whole record is 1 MB).
+    @inline(__always)
+    func checkPiece(from start: Int) {
+        let count = markup.count - start
+        if count > Self.maximumTextBytes { refuseLongText(count) }
+    }
+
+    func refuseLongText(_ count: Int) {
+        guard refusal == nil else { return }
+        refusal = (.tooLarge, "text of at most \(Self.maximumTextBytes) bytes in one piece once escaped",
+                   "\(count) bytes (the XML reader's limit, libxml2's; CloudKit's own limit for a whole record is 1 MB): "
+                   + "keep such values in NDJSON, an archive or a store")
+    }
+
+    /// Sets ``refusal`` for a double the XML reader refuses: INF, -INF, NaN.
+    @inline(__always)
+    func checkFinite(_ value: Double) {
+        guard !value.isFinite, refusal == nil else { return }
+        refusal = (.invalidValue, "a finite number",
+                   "\(value) (the XML reader, JSON, NDJSON and CloudKit have no infinity or NaN)")
     }
 
     /// Closes the document, flushes libxml2's buffer and commits the sink.
@@ -155,10 +203,12 @@ public final class XMLRecordWriter: RecordWriter {
         var value = value
         try value.withUTF8 { bytes in
             if XMLContentEscaper.isPlain(bytes, attribute: true, escaped: escaped) {
+                if bytes.count > Self.maximumTextBytes { refuseLongText(bytes.count) }
                 try writer.attribute(name, escapedValue: bytes)
             } else {
                 scratch.removeAll()
                 XMLContentEscaper.append(bytes, attribute: true, escaped: escaped, to: &scratch)
+                if scratch.count > Self.maximumTextBytes { refuseLongText(scratch.count) }
                 try writer.attribute(name, escapedValue: scratch.bytes.assumingMemoryBound(to: UInt8.self))
             }
         }
@@ -177,6 +227,7 @@ public final class XMLRecordWriter: RecordWriter {
         markup.append(UInt8(ascii: " "))
         markup.append(name)
         markup.append("=\"")
+        let start = markup.count
         var value = value
         value.withUTF8 { bytes in
             if XMLContentEscaper.isPlain(bytes, attribute: true, escaped: escaped) {
@@ -185,6 +236,7 @@ public final class XMLRecordWriter: RecordWriter {
                 XMLContentEscaper.append(bytes, attribute: true, escaped: escaped, to: &markup)
             }
         }
+        checkPiece(from: start)
         markup.append(UInt8(ascii: "\""))
     }
 
@@ -201,6 +253,7 @@ public final class XMLRecordWriter: RecordWriter {
     /// ` name="1.5"`: the shortest round-trip text; `INF`, `-INF`, `NaN` as XML Schema spells them.
     @inline(__always)
     func attribute(_ name: StaticString, double: Double) {
+        checkFinite(double)
         markup.append(UInt8(ascii: " "))
         markup.append(name)
         markup.append("=\"")
@@ -238,11 +291,13 @@ public final class XMLRecordWriter: RecordWriter {
 
     @inline(__always)
     func text(utf8 bytes: UnsafeBufferPointer<UInt8>, _ escaped: Bool) {
+        let start = markup.count
         if XMLContentEscaper.isPlain(bytes, attribute: false, escaped: escaped) {
             markup.append(UnsafeRawBufferPointer(bytes))
         } else {
             XMLContentEscaper.append(bytes, attribute: false, escaped: escaped, to: &markup)
         }
+        checkPiece(from: start)
     }
 
     /// `<name`.
@@ -261,7 +316,8 @@ public final class XMLRecordWriter: RecordWriter {
     }
 
     /// The shortest text that reads back as exactly `value` (Swift's `description`: `-0.0`,
-    /// `5e-324`, `0.30000000000000004`), or `INF`, `-INF`, `NaN` as XML Schema spells them.
+    /// `5e-324`, `0.30000000000000004`), or `INF`, `-INF`, `NaN` as XML Schema spells them (which
+    /// the writer refuses before the record is done: ``checkFinite(_:)``).
     static func appendDouble(_ value: Double, to out: inout JSONOutput) {
         if value.isFinite {
             out.appendDouble(value)

@@ -323,3 +323,71 @@ struct ResponseShapeTests {
         #expect(try records(at: out).map(\.recordName) == ["z1"])
     }
 }
+
+/// Errors inside documents are reported where they are, whatever the document's shape.
+@Suite("Error positions in documents")
+struct DocumentErrorPositionTests {
+    /// A pretty-printed array of three records; the second's INT64 holds a string on line 12.
+    static let array = """
+    [
+      {
+        "recordName": "a",
+        "fields": {
+          "n": { "value": 1, "type": "INT64" }
+        }
+      },
+      {
+        "recordName": "b",
+        "fields": {
+          "n": {
+            "value": "nope",
+            "type": "INT64"
+          }
+        }
+      },
+      { "recordName": "c" }
+    ]
+
+    """
+
+    @Test("An error in a pretty-printed top-level array of records has its own line and column, as in a response",
+          arguments: [false, true])
+    func arrayPosition(throughStandardInput: Bool) throws {
+        let dir = scratchDirectory()
+        let path = dir + "/array_doc.json"
+        try write(Self.array, to: path)
+        let (code, _, err) = throughStandardInput
+            ? try runBinary(["convert", "-", dir + "/out.ndjson"], stdin: Self.array)
+            : try runBinary(["convert", path, dir + "/out.ndjson"])
+        #expect(code == 1)
+        let name = throughStandardInput ? "-" : path
+        #expect(err.hasPrefix("ferry: \(name):12:18: record 2: expected a number for INT64 field \"n\", found a string"), "\(err)")
+        // Skipped, the other two are read and the bad one is rejected.
+        let (skipped, _, _) = try runBinary(["convert", path, dir + "/out.ndjson", "--on-error", "skip", "--quiet"])
+        #expect(skipped == 0)
+        #expect(try records(at: dir + "/out.ndjson").map(\.recordName) == ["a", "c"])
+    }
+
+    @Test("An array of records on one line reports the column of the bad value")
+    func arrayOnOneLine() throws {
+        let dir = scratchDirectory()
+        let line = #"[{"recordName":"a"}, {"recordName":"b","fields":{"n":{"value":"x","type":"INT64"}}}]"#
+        try write(line + "\n", to: dir + "/line.ndjson")
+        let (code, _, err) = try runBinary(["convert", dir + "/line.ndjson", "-"])
+        #expect(code == 1)
+        #expect(err.hasPrefix("ferry: \(dir)/line.ndjson:1:63: record 2: expected a number"), "\(err)")
+    }
+
+    @Test("\"records\" that is not an array says so", arguments: [
+        (#"{"records": null}"#, "null", 13), (#"{"records": {"a":1}}"#, "an object", 13), (#"{"records": 5}"#, "a number", 13),
+        (#"{"zones": "x"}"#, "a string", 11),
+    ])
+    func recordsNotAnArray(text: String, found: String, column: Int) throws {
+        let dir = scratchDirectory()
+        try write(text + "\n", to: dir + "/r.json")
+        let (code, _, err) = try runBinary(["convert", dir + "/r.json", "-"])
+        #expect(code == 1)
+        let key = text.contains("zones") ? "zones" : "records"
+        #expect(err.hasPrefix("ferry: \(dir)/r.json:1:\(column): record 1: expected an array of \(key) under \"\(key)\", found \(found)"), "\(err)")
+    }
+}

@@ -103,6 +103,40 @@ struct XMLCommandTests {
         #expect(!xxeErr.contains("root:"))
     }
 
+    @Test("XML INF, -INF and NaN are refused with file and line, not written as null")
+    func nonFiniteDoubles() throws {
+        for spelling in ["INF", "-INF", "NaN"] {
+            let dir = scratchDirectory()
+            try write("<records xmlns=\"https://ferry.dev/ns/records/1\" version=\"1\">\n<record recordName=\"a\"><fields>\n<double name=\"d\">\(spelling)</double></fields></record>\n</records>\n", to: dir + "/inf.xml")
+            let (code, _, err) = try runBinary(["convert", dir + "/inf.xml", dir + "/out.ndjson"])
+            #expect(code == 1)
+            #expect(err.hasPrefix("ferry: \(dir)/inf.xml:3:1: record 1: expected a finite number for <double>, found \"\(spelling)\""), "\(err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["inf.xml"])
+        }
+    }
+
+    @Test("NDJSON → XML → NDJSON works up to the XML reader's text limit; one byte over, XML output is refused and none is left")
+    func textLimit() throws {
+        let dir = scratchDirectory()
+        let limit = 10_000_000
+        for (count, fits) in [(limit / 5, true), (limit / 5 + 1, false)] {
+            let line = #"{"recordName":"amp","fields":{"s":{"value":""# + String(repeating: "&", count: count) + #"","type":"STRING"}}}"#
+            try write(line + "\n", to: dir + "/in.ndjson")
+            let (code, _, err) = try runBinary(["convert", dir + "/in.ndjson", dir + "/out.xml", "--quiet"])
+            if fits {
+                #expect(code == 0, "\(err)")
+                #expect(Ferry.execute(["convert", dir + "/out.xml", dir + "/back.ndjson", "--quiet"]) == 0)
+                #expect(try String(contentsOfFile: dir + "/back.ndjson", encoding: .utf8) == line + "\n")
+                try FileManager.default.removeItem(atPath: dir + "/out.xml")
+                try FileManager.default.removeItem(atPath: dir + "/back.ndjson")
+            } else {
+                #expect(code == 1)
+                #expect(err.contains("expected text of at most 10000000 bytes in one piece once escaped in field \"s\" of record \"amp\", found 10000005 bytes"), "\(err)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["in.ndjson"])
+            }
+        }
+    }
+
     @Test("ferry inspect reads XML as it reads NDJSON")
     func inspect() throws {
         let dir = scratchDirectory()

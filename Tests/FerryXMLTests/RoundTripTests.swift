@@ -64,24 +64,23 @@ struct RoundTripTests {
         #expect(out.array == input)
     }
 
-    @Test("Doubles keep every bit: -0.0, 5e-324, 17-digit values, extremes, INF and NaN")
+    @Test("Doubles keep every bit: -0.0, 5e-324, 17-digit values, extremes (INF and NaN are refused: WriterLimitTests)")
     func doubles() throws {
         let values: [Double] = [-0.0, 0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 2.2250738585072014e-308, 1.7976931348623157e308,
-                                0.30000000000000004, 0.1, 1e21, 1e-7, 123456789012345678.0, 9007199254740992,
-                                .infinity, -.infinity, .nan, Double(bitPattern: 0x7FF8_0000_0000_0001)]
+                                -1.7976931348623157e308, 0.30000000000000004, 0.1, 1e21, 1e-7, 123456789012345678.0, 9007199254740992]
         var fields = RecordFields()
         for (i, value) in values.enumerated() { fields["d\(i)"] = RecordField(.double(value), type: .double) }
         fields["list"] = RecordField(.list(values.map { .double($0) }), type: .doubleList)
-        fields["where"] = RecordField(.location(Location(latitude: -0.0, longitude: .leastNonzeroMagnitude, altitude: .infinity)), type: .location)
+        fields["where"] = RecordField(.location(Location(latitude: -0.0, longitude: .leastNonzeroMagnitude, altitude: .greatestFiniteMagnitude)), type: .location)
         let back = try readXML(try xmlBytes([Record(recordName: "d", fields: fields)]))[0]
         for (i, value) in values.enumerated() {
             let read = back[field: "d\(i)"]?.doubleValue
-            #expect(read?.bitPattern == value.bitPattern || (value.isNaN && read?.isNaN == true), "d\(i): \(value)")
+            #expect(read?.bitPattern == value.bitPattern, "d\(i): \(value)")
         }
         guard case .location(let location)? = back[field: "where"] else { Issue.record("no location"); return }
         #expect(location.latitude.bitPattern == (-0.0).bitPattern)
         #expect(location.longitude == .leastNonzeroMagnitude)
-        #expect(location.altitude == .infinity)
+        #expect(location.altitude == .greatestFiniteMagnitude)
     }
 
     @Test("INT64 is exact at both ends and timestamps keep milliseconds before 1970 and past 9999")

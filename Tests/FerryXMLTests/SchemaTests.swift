@@ -73,6 +73,21 @@ struct SchemaTests {
         #expect(error.line == 4 && error.column == 14)
     }
 
+    @Test("The schema, like the reader, refuses doubles that are not finite, in values and in locations", arguments: [
+        "<double name=\"d\">INF</double>", "<double name=\"d\">-INF</double>", "<double name=\"d\">NaN</double>",
+        "<double name=\"d\">1e400</double>", "<list name=\"l\" type=\"DOUBLE_LIST\"><double>NaN</double></list>",
+        "<location name=\"l\" latitude=\"1\" longitude=\"INF\"/>",
+    ])
+    func nonFiniteDoubles(field: String) throws {
+        let text = document("<record recordName=\"a\"><fields>\n\(field)</fields></record>")
+        let report = try XMLSchemaValidator().validate(MemorySource(text))
+        #expect(report.violations.count == 1, "\(report.violations)")
+        #expect(report.violations.first?.line == 4)
+        #expect(throws: XMLFormatError.self) { try readXML(text) }
+        let finite = try XMLSchemaValidator().validate(MemorySource(document("<record recordName=\"a\"><fields>\n<double name=\"d\">-1.7976931348623157e+308</double></fields></record>")))
+        #expect(finite.violations.isEmpty)
+    }
+
     @Test("Violations keep exact lines past line 65,535 and the count is bounded")
     func manyViolations() throws {
         var body = ""

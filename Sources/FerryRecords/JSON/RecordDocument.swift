@@ -332,6 +332,10 @@ extension JSONScanner {
                     serverErrorCode: code, entry: entry))
             }
         }
+        if !hasName, let entries = members.nonArrayEntries {
+            // A response whose entries are not an array, rather than a record without a name.
+            throw error(.wrongType, "expected an array of \(entries.key) under \"\(entries.key)\", found \(entries.found)", at: entries.offset)
+        }
         guard hasName else {
             throw error(.missingKey, "expected key \"recordName\" in the record, found none", at: objectStart)
         }
@@ -400,6 +404,9 @@ extension JSONScanner {
                     let offset = isRecords ? members.recordsOffset : members.zonesOffset
                     if offset >= 0 { throw duplicate(key) }
                     skipWhitespace()
+                    if current != UInt8(ascii: "["), members.nonArrayEntries == nil {
+                        members.nonArrayEntries = (isRecords ? "records" : "zones", position, describeCurrent())
+                    }
                     if current == UInt8(ascii: "[") {
                         if members.unknown.contains(where: { $0.key == (isRecords ? "records" : "zones") }) { throw duplicate(key) }
                         if isRecords {
@@ -524,6 +531,9 @@ private struct RecordMembers {
     var zonesIndex = 0
     /// The entries of the `zones` array, decoded.
     var zoneEntries: [ZonesResponse.Entry]?
+    /// The first `records` or `zones` member whose value is not an array: its key, where its
+    /// value starts and what it is (`null`, `an object`), for the error when there is no name.
+    var nonArrayEntries: (key: String, offset: Int, found: String)?
 
     /// Whether `recordName` was given (and not `null`).
     var hasName: Bool { decoded & RecordKey.recordName.rawValue != 0 }
@@ -535,6 +545,24 @@ private struct RecordMembers {
 }
 
 extension RecordJSON {
+    /// The byte ranges, in `text`, of the elements of the JSON array `text` holds (only it,
+    /// whitespace aside); the whole text is validated first, so a malformed array throws before
+    /// any element is handed out.
+    package static func elementRanges(ofArrayIn text: UnsafeRawBufferPointer,
+                                      configuration: Configuration = .init()) throws(RecordFormatError) -> [Range<Int>] {
+        try validate(text, configuration: configuration)
+        var scanner = JSONScanner(text, maximumDepth: configuration.maximumDepth)
+        try scanner.beginArray()
+        var ranges: [Range<Int>] = []
+        var first = true
+        while try scanner.nextElement(&first) {
+            let start = scanner.position
+            try scanner.skipValue()
+            ranges.append(start..<scanner.position)
+        }
+        return ranges
+    }
+
     /// The end offset of the JSON value starting at `offset` (validated, not decoded).
     public static func extentOfValue(in bytes: UnsafeRawBufferPointer, from offset: Int,
                                      configuration: Configuration = .init()) throws(RecordFormatError) -> Int {

@@ -332,7 +332,7 @@ final class LibXMLTextReader {
     /// depth 256); used only when a configuration asks for more than they allow.
     static let hugeOption = Int32(XML_PARSE_HUGE.rawValue)
     /// libxml2's limits without `XML_PARSE_HUGE`.
-    static let defaultTextLimit = 10_000_000 // XML_MAX_TEXT_LENGTH (parserInternals.h)
+    static let defaultTextLimit = XMLRecordReader.Configuration.defaultMaximumTextBytes // XML_MAX_TEXT_LENGTH (parserInternals.h)
     static let defaultNameLimit = 50_000 // XML_MAX_NAME_LENGTH
     static let defaultDepthLimit = 256
 

@@ -194,13 +194,26 @@ final class RecordXMLDecoder {
         throw error(.invalidValue, "expected a 64-bit integer for \(what()), found \"\(Self.describe(bytes))\"", node, attribute: attribute())
     }
 
-    /// A double (`xs:double`: decimal or exponent notation, `INF`, `-INF`, `NaN`), correctly rounded.
+    /// Whether `text` spells infinity or NaN: `xs:double`'s `INF`, `+INF`, `-INF`, `NaN`, or
+    /// another case or the long form (`inf`, `-Infinity`, `nan`), which no reader takes as a number.
+    static func isNonFiniteSpelling(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Every spelling holds an n; no number does, so numbers take no allocation here.
+        guard text.count <= 9, text.contains(where: { $0 | 0x20 == UInt8(ascii: "n") }) else { return false }
+        var word = String(decoding: text, as: UTF8.self).lowercased()
+        if word.hasPrefix("+") || word.hasPrefix("-") { word.removeFirst() }
+        return word == "inf" || word == "infinity" || word == "nan"
+    }
+
+    /// A finite double in decimal or exponent notation, correctly rounded. `xs:double`'s `INF`,
+    /// `+INF`, `-INF` and `NaN` are refused, as is a decimal beyond the largest double (`1e400`):
+    /// JSON, and so NDJSON and CloudKit, cannot carry them, so reading them would change the value.
     func double(_ bytes: UnsafeBufferPointer<UInt8>, _ what: @autoclosure () -> String, _ node: XMLNodeRef,
                 attribute: @autoclosure () -> String? = nil) throws(XMLDecodeError) -> Double {
         let t = Self.trimmed(bytes)
-        if Self.equals(t, "INF") || Self.equals(t, "+INF") { return .infinity }
-        if Self.equals(t, "-INF") { return -.infinity }
-        if Self.equals(t, "NaN") { return .nan }
+        if Self.isNonFiniteSpelling(t) {
+            throw error(.invalidValue, "expected a finite number for \(what()), found \"\(Self.describe(bytes))\" "
+                        + "(JSON, NDJSON and CloudKit have no infinity or NaN)", node, attribute: attribute())
+        }
         var valid = !t.isEmpty && t.count < 400
         var digits = 0
         for b in t {
@@ -213,7 +226,7 @@ final class RecordXMLDecoder {
         if valid && digits > 0, let value = Double(String(decoding: t, as: UTF8.self)) {
             // A decimal past the largest double is an error, as in JSON, not INF (which has its spelling).
             guard value.isFinite else {
-                throw error(.invalidValue, "expected a number within the range of a double for \(what()), found \"\(Self.describe(bytes))\"",
+                throw error(.invalidValue, "expected a finite number within the range of a double for \(what()), found \"\(Self.describe(bytes))\"",
                             node, attribute: attribute())
             }
             return value
