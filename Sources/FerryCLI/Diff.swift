@@ -12,13 +12,14 @@ struct Diff: ParsableCommand {
         archives. Records are matched by zone (name and owner) and recordName and compared as JSON \
         values: key order does not matter, numbers compare by their exact value (an integer and a \
         fraction differ). For each changed record the \
-        fields and system keys that differ are named. A record given twice in one input counts as \
-        its last version.
+        fields and system keys that differ are named. An input that holds a record (zone and \
+        recordName) more than once is not a state: diff names such records and where they are, \
+        and exits 2 without comparing.
 
         Memory is proportional to the records of A (held as compact JSON); B is streamed.
 
-        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error, unreadable input or a \
-        failed write to standard output.
+        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error, unreadable input (a \
+        record given twice included) or a failed write to standard output.
 
         Examples:
           ferry diff state.ndjson snapshot.ndjson

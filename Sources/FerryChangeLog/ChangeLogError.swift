@@ -14,6 +14,8 @@ public struct ChangeLogError: Error, Sendable, CustomStringConvertible, Equatabl
         case tokenNotFound
         /// A tokens file that is not what Ferry writes.
         case invalidTokens
+        /// A state or export that holds a record (zone and recordName) more than once.
+        case duplicateRecord
     }
 
     /// The kind of problem.

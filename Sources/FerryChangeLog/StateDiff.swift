@@ -6,9 +6,10 @@ import FerryRecords
 /// that differ.
 ///
 /// Records are matched by zone (name and owner) and `recordName`, compared by their bytes, and
-/// compared as JSON values: key order does not matter, numbers compare by value. A record given
-/// twice in one input counts once, as its last version. Memory is proportional to the records of
-/// the first input (held as compact JSON); the second is streamed.
+/// compared as JSON values: key order does not matter, numbers compare by value. An input that
+/// holds a record more than once is not a state and is refused (which version would be compared
+/// is unknown). Memory is proportional to the records of the first input (held as compact JSON);
+/// the second is streamed.
 ///
 /// ```swift
 /// let diff = try StateDiff(comparing: readerA, with: readerB)
@@ -47,9 +48,9 @@ public struct StateDiff: Sendable {
     public private(set) var changed: [Change] = []
     /// Records in both with the same contents.
     public private(set) var identicalCount = 0
-    /// Records in the first input (each name counted once).
+    /// Records read from the first input.
     public private(set) var countA = 0
-    /// Records in the second input (each name counted once).
+    /// Records read from the second input.
     public private(set) var countB = 0
 
     /// Whether both inputs hold the same records with the same contents.
@@ -69,27 +70,72 @@ public struct StateDiff: Sendable {
 
     /// Compares the records `a` returns with those `b` returns.
     ///
-    /// - Throws: what the readers throw (bad input, with its position).
+    /// - Throws: what the readers throw (bad input, with its position), and a ``ChangeLogError``
+    ///   (``ChangeLogError/Code-swift.enum/duplicateRecord``) naming the records an input holds
+    ///   more than once, where they are, once that input has been read.
     public init(comparing a: any RecordReader, with b: any RecordReader) throws {
-        var held: [Key: (bytes: [UInt8], zoneID: ZoneID, recordType: String?)] = [:]
+        var held: [Key: (bytes: [UInt8], zoneID: ZoneID, recordType: String?, index: Int)] = [:]
+        var repeats = Repeats()
         while let record = try a.next() {
-            held[Self.key(of: record)] = (Self.encode(record), record.zoneID ?? .default, record.recordType)
-        }
-        var outcomes: [Key: Outcome] = [:]
-        while let record = try b.next() {
+            countA += 1
             let key = Self.key(of: record)
-            outcomes[key] = try Self.compare(record, with: held[key])
+            if let first = held[key] {
+                repeats.note(key, first: first.index, again: a.recordIndex)
+                continue
+            }
+            held[key] = (Self.encode(record), record.zoneID ?? .default, record.recordType, a.recordIndex)
         }
-        countA = held.count
-        countB = outcomes.count
+        try repeats.check(a.sourceName)
+        var outcomes: [Key: (outcome: Outcome, index: Int)] = [:]
+        while let record = try b.next() {
+            countB += 1
+            let key = Self.key(of: record)
+            if let first = outcomes[key] {
+                repeats.note(key, first: first.index, again: b.recordIndex)
+                continue
+            }
+            let other = held[key].map { (bytes: $0.bytes, zoneID: $0.zoneID, recordType: $0.recordType) }
+            outcomes[key] = (try Self.compare(record, with: other), b.recordIndex)
+        }
+        try repeats.check(b.sourceName)
         onlyInA = held.filter { outcomes[$0.key] == nil }.sorted { $0.key < $1.key }
             .map { Entry(zoneID: $0.value.zoneID, recordName: $0.key.name.string, recordType: $0.value.recordType) }
-        for (_, outcome) in outcomes.sorted(by: { $0.key < $1.key }) {
+        for (_, (outcome, _)) in outcomes.sorted(by: { $0.key < $1.key }) {
             switch outcome {
             case .onlyInB(let entry): onlyInB.append(entry)
             case .changed(let change): changed.append(change)
             case .identical: identicalCount += 1
             }
+        }
+    }
+
+    /// The records an input holds more than once, with the index of each time.
+    private struct Repeats {
+        /// The records named in the error; the rest are counted.
+        static let named = 3
+        var indexes: [Key: [Int]] = [:]
+
+        mutating func note(_ key: Key, first: Int, again: Int) {
+            indexes[key, default: [first]].append(again)
+        }
+
+        /// Throws when `source` held a record more than once, naming the first few in input order.
+        func check(_ source: String) throws(ChangeLogError) {
+            guard !indexes.isEmpty else { return }
+            let repeated = indexes.sorted { $0.value[0] < $1.value[0] }
+            var parts = repeated.prefix(Self.named).map { key, indexes in
+                let times = indexes.count == 2 ? "twice" : "\(indexes.count) times"
+                let list = indexes.dropLast().map(String.init).joined(separator: ", ") + " and \(indexes.last!)"
+                return "record \"\(key.name.string)\" in zone \"\(key.zone.zoneName.string)\""
+                    + (key.zone.ownerRecordName.map { " (owner \"\($0.string)\")" } ?? "") + " \(times) (records \(list))"
+            }
+            if repeated.count > Self.named {
+                let more = repeated.count - Self.named
+                parts.append("\(more) more record\(more == 1 ? "" : "s") more than once")
+            }
+            let list = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
+            throw ChangeLogError(.duplicateRecord, "expected each record (zone and recordName) once, as a state holds it, found " + list,
+                                 source: source)
         }
     }
 

@@ -263,6 +263,22 @@ struct ReplayCommandTests {
         #expect(err.contains("bad.ndjson:1:"))
     }
 
+    @Test("ferry diff refuses an input that holds a record twice (exit 2, naming it), instead of comparing its last version",
+          arguments: [true, false])
+    func diffDuplicates(inFirst: Bool) throws {
+        let dir = setUp()
+        let sample = samplesDirectory() + "/chat.ndjson", twice = dir + "/twice.ndjson"
+        let lines = try String(contentsOfFile: sample, encoding: .utf8)
+        try lines.appending(lines).write(toFile: twice, atomically: false, encoding: .utf8)
+        let (code, output, error) = try runBinary(["diff"] + (inFirst ? [twice, sample] : [sample, twice]))
+        #expect(code == 2)
+        #expect(output.isEmpty)
+        #expect(error.hasPrefix("ferry: \(twice): "), "\(error)")
+        #expect(error.contains(#"record "C0FFEE00-0000-4000-8000-000000000001" in zone "Chats" (owner "_9f4c2a7e1b3d5f60") twice (records 1 and 6)"#), "\(error)")
+        #expect(error.contains(" and 2 more records more than once\n"), "\(error)")
+        #expect(Ferry.execute(["diff", twice, twice, "--quiet"]) == 2)
+    }
+
     @Test("--log writes the changes as applied in Ferry's format, which replays to the same state; --order and --cascade apply")
     func logOrderCascade() throws {
         let dir = setUp()
