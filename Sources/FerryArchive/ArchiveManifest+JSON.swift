@@ -2,8 +2,8 @@ import FerryInternals
 import FerryRecords
 
 extension ArchiveManifest {
-    /// The manifest as JSON, keys in a fixed order and maps sorted by key, so the same contents
-    /// always give the same bytes.
+    /// The manifest as JSON, keys in a fixed order and maps sorted by key (names by their bytes),
+    /// so the same contents always give the same bytes.
     public var jsonValue: JSONValue {
         var root = JSONObject()
         root.append(key: "format", value: .string(Self.formatName))
@@ -16,9 +16,9 @@ extension ArchiveManifest {
         for (type, entry) in schema.sorted(by: { $0.key < $1.key }) {
             var fields = JSONObject()
             for (name, types) in entry.fields.sorted(by: { $0.key < $1.key }) {
-                fields.append(key: name, value: Self.counts(types))
+                fields.append(key: name.string, value: Self.counts(types))
             }
-            schemaObject.append(key: type, value: .object(["recordCount": count(entry.recordCount), "fields": .object(fields)]))
+            schemaObject.append(key: type.string, value: .object(["recordCount": count(entry.recordCount), "fields": .object(fields)]))
         }
         root.append(key: "schema", value: .object(schemaObject))
         root.append(key: "members", value: .array(members.map(Self.encode)))
@@ -33,9 +33,13 @@ extension ArchiveManifest {
     private func count(_ value: Int) -> JSONValue { .number(JSONNumber(Int64(value))) }
 
     private static func counts(_ map: [String: Int]) -> JSONValue {
+        counts(Dictionary(uniqueKeysWithValues: map.map { (ExactName($0.key), $0.value) }))
+    }
+
+    private static func counts(_ map: [ExactName: Int]) -> JSONValue {
         var object = JSONObject()
         for (key, value) in map.sorted(by: { $0.key < $1.key }) {
-            object.append(key: key, value: .number(JSONNumber(Int64(value))))
+            object.append(key: key.string, value: .number(JSONNumber(Int64(value))))
         }
         return .object(object)
     }
@@ -88,10 +92,12 @@ extension ArchiveManifest {
             }
             return result
         }
-        func countMap(_ value: JSONValue?, _ what: String) throws(ArchiveError) -> [String: Int] {
+        // Record types and field names are told apart by their bytes (the parser refuses two keys
+        // with the same bytes); type tags are ASCII.
+        func countMap<Key: Hashable>(_ value: JSONValue?, _ what: String, key: (String) -> Key) throws(ArchiveError) -> [Key: Int] {
             guard let map = value?.objectValue else { throw invalid("expected an object of counts for \(what)") }
-            var result: [String: Int] = [:]
-            for member in map.members { result[member.key] = try integer(member.value, "\(what).\(member.key)") }
+            var result: [Key: Int] = [:]
+            for member in map.members { result[key(member.key)] = try integer(member.value, "\(what).\(member.key)") }
             return result
         }
         guard try string(object["format"], "`format`") == Self.formatName else {
@@ -128,7 +134,7 @@ extension ArchiveManifest {
             var zone = Zone(database: try string(item["database"], "\(what).database"), zoneID: zoneID,
                             path: try string(item["path"], "\(what).path"),
                             recordCount: try integer(item["recordCount"], "\(what).recordCount"),
-                            recordTypeCounts: try countMap(item["recordTypes"], "\(what).recordTypes"))
+                            recordTypeCounts: try countMap(item["recordTypes"], "\(what).recordTypes", key: { ExactName($0) }))
             if let token = item["changeToken"] { zone.changeToken = try string(token, "\(what).changeToken") }
             zones.append(zone)
         }
@@ -148,9 +154,9 @@ extension ArchiveManifest {
                 var typeSchema = RecordTypeSchema(recordCount: try integer(entry.value["recordCount"], "schema.\(entry.key).recordCount"))
                 guard let fields = entry.value["fields"]?.objectValue else { throw invalid("expected schema.\(entry.key).fields") }
                 for field in fields.members {
-                    typeSchema.fields[field.key] = try countMap(field.value, "schema.\(entry.key).fields.\(field.key)")
+                    typeSchema.fields[ExactName(field.key)] = try countMap(field.value, "schema.\(entry.key).fields.\(field.key)") { $0 }
                 }
-                schema[entry.key] = typeSchema
+                schema[ExactName(entry.key)] = typeSchema
             }
         }
         members = []

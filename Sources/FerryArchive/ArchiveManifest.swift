@@ -19,14 +19,15 @@ public struct ArchiveManifest: Hashable, Sendable {
         public var path: String
         /// Records in the member.
         public var recordCount: Int
-        /// Records per record type (records without a type, such as tombstones, are not counted here).
-        public var recordTypeCounts: [String: Int]
+        /// Records per record type (records without a type, such as tombstones, are not counted
+        /// here); types told apart by their bytes, as CloudKit does.
+        public var recordTypeCounts: [ExactName: Int]
         /// The zone's change token (sync token), when the writer was given one.
         public var changeToken: String?
 
         /// Creates a zone entry.
         public init(database: String, zoneID: ZoneID, path: String, recordCount: Int = 0,
-                    recordTypeCounts: [String: Int] = [:], changeToken: String? = nil) {
+                    recordTypeCounts: [ExactName: Int] = [:], changeToken: String? = nil) {
             self.database = database
             self.zoneID = zoneID
             self.path = path
@@ -40,20 +41,22 @@ public struct ArchiveManifest: Hashable, Sendable {
     public struct RecordTypeSchema: Hashable, Sendable {
         /// Records of this type.
         public var recordCount: Int
-        /// Field name → type tag (`STRING`, `INT64_LIST`, …) → how many records had it with that type.
-        public var fields: [String: [String: Int]]
+        /// Field name (told apart by its bytes) → type tag (`STRING`, `INT64_LIST`, …) → how many
+        /// records had it with that type.
+        public var fields: [ExactName: [String: Int]]
 
         /// Adds `record` (when it has a type) to the schema `schema`, keyed by record type.
-        public static func add(_ record: Record, to schema: inout [String: RecordTypeSchema]) {
-            guard let type = record.recordType else { return }
+        public static func add(_ record: Record, to schema: inout [ExactName: RecordTypeSchema]) {
+            guard let name = record.recordType else { return }
+            let type = ExactName(name)
             schema[type, default: RecordTypeSchema()].recordCount += 1
             for entry in record.fields ?? RecordFields() {
-                schema[type]!.fields[entry.name, default: [:]][entry.field.effectiveType.rawValue, default: 0] += 1
+                schema[type]!.fields[ExactName(entry.name), default: [:]][entry.field.effectiveType.rawValue, default: 0] += 1
             }
         }
 
         /// Creates a schema entry.
-        public init(recordCount: Int = 0, fields: [String: [String: Int]] = [:]) {
+        public init(recordCount: Int = 0, fields: [ExactName: [String: Int]] = [:]) {
             self.recordCount = recordCount
             self.fields = fields
         }
@@ -100,14 +103,14 @@ public struct ArchiveManifest: Hashable, Sendable {
     public var ferryVersion: String
     /// Every zone, in the order their members appear.
     public var zones: [Zone]
-    /// Record type → the fields seen on it.
-    public var schema: [String: RecordTypeSchema]
+    /// Record type (told apart by its bytes) → the fields seen on it.
+    public var schema: [ExactName: RecordTypeSchema]
     /// Every member other than the manifest, in archive order.
     public var members: [Member]
 
     /// Creates a manifest.
     public init(formatVersion: Int = ArchiveManifest.currentFormatVersion, createdAt: Int64, ferryVersion: String,
-                zones: [Zone] = [], schema: [String: RecordTypeSchema] = [:], members: [Member] = []) {
+                zones: [Zone] = [], schema: [ExactName: RecordTypeSchema] = [:], members: [Member] = []) {
         self.formatVersion = formatVersion
         self.createdAt = createdAt
         self.ferryVersion = ferryVersion

@@ -125,7 +125,7 @@ public final class ArchiveReader {
         /// The manifest's entries when it was read before this member.
         var listed: (zone: ArchiveManifest.Zone, member: ArchiveManifest.Member)?
         var count = 0
-        var typeCounts: [String: Int] = [:]
+        var typeCounts: [ExactName: Int] = [:]
     }
 
     let configuration: Configuration
@@ -388,7 +388,7 @@ public final class ArchiveReader {
         if let record {
             current.count += 1
             recordCount += 1
-            if let type = record.recordType { current.typeCounts[type, default: 0] += 1 }
+            if let type = record.recordType { current.typeCounts[ExactName(type), default: 0] += 1 }
             open = current
             // A member whose path gives the database but a shortened zone name: its records'
             // own zones (Ferry writes each record with its zoneID).
@@ -507,7 +507,7 @@ public final class ArchiveReader {
         }
     }
 
-    private func checkCounts(count: Int, typeCounts: [String: Int], zone: ArchiveManifest.Zone, entry: TarEntry) throws {
+    private func checkCounts(count: Int, typeCounts: [ExactName: Int], zone: ArchiveManifest.Zone, entry: TarEntry) throws {
         guard count == zone.recordCount, typeCounts == zone.recordTypeCounts else {
             throw ArchiveError(.countMismatch, "expected \(zone.recordCount) records "
                                + "\(Self.describe(zone.recordTypeCounts)) as the manifest says, found "
@@ -516,7 +516,7 @@ public final class ArchiveReader {
         }
     }
 
-    private static func describe(_ counts: [String: Int]) -> String {
+    private static func describe(_ counts: [ExactName: Int]) -> String {
         "(" + counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
     }
 

@@ -17,6 +17,7 @@ public final class ArchiveRecordReader: RecordReader {
     /// The database and zone of the record returned last; `nil` when its member's path and the
     /// manifest say nothing about them (a loose record file such as `exports/chats.ndjson`).
     public private(set) var current: (database: String, zoneID: ZoneID)?
+    public var currentDatabase: String? { current?.database }
     public private(set) var recordCount = 0
     public var recordIndex: Int { recordCount + rejectedCount }
     public var rejectedCount: Int { archive.rejectedCount }

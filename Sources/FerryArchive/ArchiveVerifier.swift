@@ -81,7 +81,7 @@ public struct ArchiveVerifier {
     /// what ``ArchiveReader/extract(to:)`` does before it moves anything into place.
     func check(_ reader: ArchiveReader) throws -> Report {
         var records = 0
-        var schema: [String: ArchiveManifest.RecordTypeSchema] = [:]
+        var schema: [ExactName: ArchiveManifest.RecordTypeSchema] = [:]
         while let item = try reader.nextRecord() {
             records += 1
             ArchiveManifest.RecordTypeSchema.add(item.record, to: &schema)
@@ -109,7 +109,7 @@ public struct ArchiveVerifier {
                     + "\(Self.describe(found.fields[field])) in the records"
                 try fail("\(type).\(field)", detail, reader)
             }
-            try fail(type, detail, reader)
+            try fail(type.string, detail, reader)
         }
         return report
     }

@@ -66,7 +66,7 @@ public final class ArchiveWriter {
     private var zoneIndex: [MemberKey: Int] = [:]
     private var paths = MemberPaths()
     private var others: [OtherMember] = []
-    private var schema: [String: ArchiveManifest.RecordTypeSchema] = [:]
+    private var schema: [ExactName: ArchiveManifest.RecordTypeSchema] = [:]
     private var output = JSONOutput(capacity: 1 << 16)
     private var fileCounter = 0
     private var isFinished = false
@@ -125,7 +125,7 @@ public final class ArchiveWriter {
         recordBytes += output.count
         zones[index].zone.recordCount += 1
         guard let type = record.recordType else { return }
-        zones[index].zone.recordTypeCounts[type, default: 0] += 1
+        zones[index].zone.recordTypeCounts[ExactName(type), default: 0] += 1
         ArchiveManifest.RecordTypeSchema.add(record, to: &schema)
     }
 

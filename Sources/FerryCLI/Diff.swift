@@ -12,13 +12,17 @@ struct Diff: ParsableCommand {
         archives. Records are matched by zone (name and owner) and recordName and compared as JSON \
         values: key order does not matter, numbers compare by their exact value (an integer and a \
         fraction differ). For each changed record the \
-        fields and system keys that differ are named. A record given twice in one input counts as \
-        its last version.
+        fields and system keys that differ are named. An input that holds a record (zone and \
+        recordName, and database in a store or archive) more than once is not a state: diff names \
+        such records and where they are, and exits 2 without comparing. A record of an input that \
+        does not tell databases apart (NDJSON, XML, responses) matches the other input's record of \
+        that zone and name in any database (exit 2 when the other holds it in several); the \
+        differences name the database where one is known.
 
         Memory is proportional to the records of A (held as compact JSON); B is streamed.
 
-        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error, unreadable input or a \
-        failed write to standard output.
+        Exit codes (as diff(1)): 0 identical, 1 different, 2 usage error, unreadable input (a \
+        record given twice included) or a failed write to standard output.
 
         Examples:
           ferry diff state.ndjson snapshot.ndjson
@@ -72,19 +76,21 @@ struct Diff: ParsableCommand {
         if !diff.isIdentical { throw CommandFailure(message: "", exitCode: 1) }
     }
 
-    private static func describe(_ zone: ZoneID, _ name: String, _ type: String?) -> String {
-        zone.zoneName + (zone.ownerRecordName.map { " (\($0))" } ?? "") + "/" + name + (type.map { " [\($0)]" } ?? "")
+    /// `[database/]zone (owner)/name [type]`; the database when the input tells databases apart.
+    private static func describe(_ database: String?, _ zone: ZoneID, _ name: String, _ type: String?) -> String {
+        (database.map { $0 + "/" } ?? "") + zone.zoneName + (zone.ownerRecordName.map { " (\($0))" } ?? "") + "/" + name
+            + (type.map { " [\($0)]" } ?? "")
     }
 
     static func text(_ diff: StateDiff) -> String {
         var text = ""
-        for entry in diff.onlyInA { text += "only in A: \(describe(entry.zoneID, entry.recordName, entry.recordType))\n" }
-        for entry in diff.onlyInB { text += "only in B: \(describe(entry.zoneID, entry.recordName, entry.recordType))\n" }
+        for entry in diff.onlyInA { text += "only in A: \(describe(entry.database, entry.zoneID, entry.recordName, entry.recordType))\n" }
+        for entry in diff.onlyInB { text += "only in B: \(describe(entry.database, entry.zoneID, entry.recordName, entry.recordType))\n" }
         for change in diff.changed {
             var parts: [String] = []
             if !change.fields.isEmpty { parts.append("fields " + change.fields.joined(separator: ", ")) }
             if !change.keys.isEmpty { parts.append("keys " + change.keys.joined(separator: ", ")) }
-            text += "changed: \(describe(change.zoneID, change.recordName, change.recordType)): \(parts.joined(separator: "; "))\n"
+            text += "changed: \(describe(change.database, change.zoneID, change.recordName, change.recordType)): \(parts.joined(separator: "; "))\n"
         }
         text += "\(diff.isIdentical ? "identical" : "different"): A has \(diff.countA) records, B \(diff.countB); "
             + "\(diff.identicalCount) identical, \(diff.onlyInA.count) only in A, \(diff.onlyInB.count) only in B, \(diff.changed.count) changed\n"
@@ -97,13 +103,16 @@ struct Diff: ParsableCommand {
             RecordJSON.encode(zone, into: &out)
             return (try? RecordJSON.parseValue(out.bytes)) ?? .null
         }
-        func entry(_ zone: ZoneID, _ name: String, _ type: String?) -> JSONObject {
-            var object: JSONObject = ["zoneID": zoneJSON(zone), "recordName": .string(name)]
+        func entry(_ database: String?, _ zone: ZoneID, _ name: String, _ type: String?) -> JSONObject {
+            var object: JSONObject = [:]
+            if let database { object.append(key: "database", value: .string(database)) }
+            object.append(key: "zoneID", value: zoneJSON(zone))
+            object.append(key: "recordName", value: .string(name))
             if let type { object.append(key: "recordType", value: .string(type)) }
             return object
         }
         let changed: [JSONValue] = diff.changed.map { change in
-            var object = entry(change.zoneID, change.recordName, change.recordType)
+            var object = entry(change.database, change.zoneID, change.recordName, change.recordType)
             object.append(key: "fields", value: .array(change.fields.map(JSONValue.string)))
             object.append(key: "keys", value: .array(change.keys.map(JSONValue.string)))
             return .object(object)
@@ -116,8 +125,8 @@ struct Diff: ParsableCommand {
                 "onlyInA": .number(JSONNumber(Int64(diff.onlyInA.count))), "onlyInB": .number(JSONNumber(Int64(diff.onlyInB.count))),
                 "changed": .number(JSONNumber(Int64(diff.changed.count))),
             ]),
-            "onlyInA": .array(diff.onlyInA.map { .object(entry($0.zoneID, $0.recordName, $0.recordType)) }),
-            "onlyInB": .array(diff.onlyInB.map { .object(entry($0.zoneID, $0.recordName, $0.recordType)) }),
+            "onlyInA": .array(diff.onlyInA.map { .object(entry($0.database, $0.zoneID, $0.recordName, $0.recordType)) }),
+            "onlyInB": .array(diff.onlyInB.map { .object(entry($0.database, $0.zoneID, $0.recordName, $0.recordType)) }),
             "changed": .array(changed),
         ]
         var out = JSONOutput()

@@ -10,7 +10,8 @@ struct Fetch: ParsableCommand {
         discussion: """
         Prints the records found as NDJSON on stdout, in the order asked; each name the zone does \
         not hold is reported on stderr, and the exit code is then 1 (with --response, a CloudKit \
-        records/lookup response lists them as NOT_FOUND entries and the exit code is 0).
+        records/lookup response lists them as NOT_FOUND entries and the exit code is 0). A record \
+        whose stored JSON was damaged outside Ferry is refused with exit 1 and nothing printed.
 
         Examples:
           ferry fetch chat.sqlite 6E1F…-A3 9B20…-77 --zone Chats

@@ -155,7 +155,7 @@ struct ManifestSummary {
         lines.append("")
         var rows = [["DATABASE", "ZONE", "OWNER", "RECORDS", "TYPES", "CHANGE TOKEN"]]
         for zone in manifest.zones {
-            let types = zone.recordTypeCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let types = zone.recordTypeCounts.sorted { $0.key < $1.key }.map { "\($0.key.string) \($0.value)" }.joined(separator: ", ")
             rows.append([zone.database, zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "-", String(zone.recordCount),
                          types.isEmpty ? "-" : types, zone.changeToken ?? "-"])
         }
@@ -165,7 +165,7 @@ struct ManifestSummary {
             var schemaRows = [["TYPE", "FIELD", "TYPES"]]
             for (type, entry) in manifest.schema.sorted(by: { $0.key < $1.key }) {
                 for (field, types) in entry.fields.sorted(by: { $0.key < $1.key }) {
-                    schemaRows.append([type, field, types.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")])
+                    schemaRows.append([type.string, field.string, types.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")])
                 }
             }
             lines.append(contentsOf: table(schemaRows))

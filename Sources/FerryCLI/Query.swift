@@ -19,7 +19,8 @@ struct Query: ParsableCommand {
         filter decides on the rows SQL returns. --explain shows the SQL, which index SQLite uses \
         (ferry index makes them from a .ckdb schema) and what is evaluated in Swift. Records a \
         predicate cannot be evaluated on (a string compared with a number) do not match; they are \
-        counted on stderr.
+        counted on stderr. A record whose stored JSON was damaged outside Ferry stops the query \
+        (exit 1, naming the record); nothing of it is printed.
 
         Examples:
           ferry query chat.sqlite --type Message \\

@@ -14,6 +14,11 @@ public struct ChangeLogError: Error, Sendable, CustomStringConvertible, Equatabl
         case tokenNotFound
         /// A tokens file that is not what Ferry writes.
         case invalidTokens
+        /// A state or export that holds a record (zone and recordName) more than once.
+        case duplicateRecord
+        /// A record that does not say its database, compared with an input that holds its zone
+        /// and name in several.
+        case ambiguousRecord
     }
 
     /// The kind of problem.

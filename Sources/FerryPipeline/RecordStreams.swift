@@ -35,10 +35,14 @@ public protocol RecordReader: AnyObject {
     var onReject: ((any Error) -> Void)? { get set }
     /// The responses read so far that list zones and hold no records (only JSON inputs have them).
     var zoneListings: [ZoneListing] { get }
+    /// The database (`public`, `private`, `shared`) of the record ``next()`` returned last, for
+    /// inputs that keep databases apart (stores, archives); `nil` when the input does not say.
+    var currentDatabase: String? { get }
 }
 
 extension RecordReader {
     public var zoneListings: [ZoneListing] { [] }
+    public var currentDatabase: String? { nil }
 }
 
 /// A destination of records in some format. Nothing is visible under the output's final name

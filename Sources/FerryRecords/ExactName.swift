@@ -6,24 +6,35 @@ import Musl
 import Darwin
 #endif
 
-/// A record name or zone name compared and hashed by its UTF-8 bytes.
+/// A name — of a record, zone, record type or field — compared and hashed by its UTF-8 bytes.
 ///
-/// CloudKit names are byte strings: `"é"` and `"e\u{301}"` name two records. Swift's `String`
-/// equality is canonical equivalence, which would merge them, so replay keys never use it.
-package struct ExactName: Hashable, Comparable {
-    package let string: String
+/// CloudKit names are byte strings: `"é"` and `"e\u{301}"` name two records, two record types or
+/// two fields. Swift's `String` equality is canonical equivalence, which would merge them, so
+/// dictionaries keyed by names (replay's keys, an archive manifest's counts and schema) key them
+/// with `ExactName`. It orders by bytes, the same on every platform.
+public struct ExactName: Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The name.
+    public let string: String
+
+    /// The name `string`, compared by its bytes.
+    @inlinable
+    public init(_ string: String) { self.string = string }
+
+    /// The name `value`.
+    @inlinable
+    public init(stringLiteral value: String) { self.string = value }
+
+    /// The name itself.
+    public var description: String { string }
 
     @inlinable
-    package init(_ string: String) { self.string = string }
-
-    @inlinable
-    package static func == (a: ExactName, b: ExactName) -> Bool {
+    public static func == (a: ExactName, b: ExactName) -> Bool {
         a.withBytes { x in b.withBytes { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
     }
 
     /// Byte order (the order of Unicode scalar values), the same on every platform.
     @inlinable
-    package static func < (a: ExactName, b: ExactName) -> Bool {
+    public static func < (a: ExactName, b: ExactName) -> Bool {
         a.withBytes { x in
             b.withBytes { y in
                 let n = min(x.count, y.count)
@@ -40,7 +51,7 @@ package struct ExactName: Hashable, Comparable {
     }
 
     @inlinable
-    package func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         withBytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 

@@ -9,7 +9,7 @@ package struct ZoneKey: Hashable, Comparable {
     @inlinable
     package init(_ zone: ZoneID) {
         zoneName = ExactName(zone.zoneName)
-        ownerRecordName = zone.ownerRecordName.map(ExactName.init)
+        ownerRecordName = zone.ownerRecordName.map { ExactName($0) }
     }
 
     @inlinable

@@ -10,12 +10,12 @@ extension RecordStore {
     /// the rows SQL returns, so the result is the records the predicate matches.
     public func query(_ query: StoreQuery) throws -> StoreQueryPage {
         let plan = try QueryPlan(query)
-        let execution = try QueryExecution(plan: plan, connection: connection)
+        let execution = try QueryExecution(plan: plan, store: self)
         let limit = query.limit ?? Int.max
         var page = StoreQueryPage(recordsJSON: [], continuationMarker: nil, evaluationFailures: 0)
         var lastCursor: String?
         while page.recordsJSON.count < limit, try execution.next() {
-            page.recordsJSON.append(try Self.project(execution.body, keys: query.desiredKeys))
+            page.recordsJSON.append(try json(ofBody: execution.body, rowID: execution.rowID, keys: query.desiredKeys))
             lastCursor = execution.cursorAfterCurrent
         }
         if page.recordsJSON.count == limit, limit > 0, try execution.next() {
@@ -33,7 +33,7 @@ extension RecordStore {
     @discardableResult
     public func forEachMatch(_ query: StoreQuery, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> (cursor: String?, evaluationFailures: Int) {
         let plan = try QueryPlan(query)
-        let execution = try QueryExecution(plan: plan, connection: connection)
+        let execution = try QueryExecution(plan: plan, store: self)
         let limit = query.limit ?? Int.max
         var count = 0
         var cursor: String?
@@ -41,10 +41,10 @@ extension RecordStore {
             count += 1
             let keep: Bool
             if let keys = query.desiredKeys {
-                let projected = try Self.project(execution.body, keys: keys)
+                let projected = Self.project(try execution.record(), keys: keys)
                 keep = try projected.withUnsafeBytes { try body($0) }
             } else {
-                keep = try body(execution.body)
+                keep = try body(try execution.checkedBody())
             }
             if !keep {
                 return (execution.cursorAfterCurrent, execution.evaluationFailures)
@@ -77,18 +77,55 @@ extension RecordStore {
         }
     }
 
-    /// The record JSON with only the desired fields (system fields kept); unchanged when `keys` is `nil`.
-    static func project(_ body: UnsafeRawBufferPointer, keys: [String]?) throws -> [UInt8] {
-        guard let keys else { return Array(body) }
-        var record = try StoreCodec.record(fromBody: body, path: nil)
+    // MARK: Stored bodies
+
+    /// Decodes the body stored in row `rowID` (``StoreCodec/record(fromBody:path:)``); a body
+    /// damaged outside Ferry is refused with an error naming the file, the record and its zone.
+    func record(fromBody body: UnsafeRawBufferPointer, rowID: Int64) throws -> Record {
+        do {
+            return try StoreCodec.record(fromBody: body, path: path)
+        } catch let error as StoreError {
+            throw locating(error, rowID: rowID)
+        }
+    }
+
+    /// Checks the body stored in row `rowID` before it is handed on as stored, without decoding
+    /// it (``StoreCodec/checkBody(_:path:)``); refuses a damaged body as
+    /// ``record(fromBody:rowID:)`` does.
+    func checkBody(_ body: UnsafeRawBufferPointer, rowID: Int64) throws {
+        do {
+            try StoreCodec.checkBody(body, path: path)
+        } catch let error as StoreError {
+            throw locating(error, rowID: rowID)
+        }
+    }
+
+    /// The JSON to hand on for the body stored in row `rowID`: the body as stored, checked, or,
+    /// given `keys`, the record with only those fields (system fields kept).
+    func json(ofBody body: UnsafeRawBufferPointer, rowID: Int64, keys: [String]?) throws -> [UInt8] {
+        guard let keys else {
+            try checkBody(body, rowID: rowID)
+            return Array(body)
+        }
+        return Self.project(try record(fromBody: body, rowID: rowID), keys: keys)
+    }
+
+    /// `record`'s compact JSON with only the fields named in `keys` (system fields kept).
+    static func project(_ record: Record, keys: [String]) -> [UInt8] {
+        var out = JSONOutput(capacity: 1024)
+        RecordJSON.encode(projected(record, keys: keys), into: &out)
+        return Array(out.bytes)
+    }
+
+    /// `record` with only the fields named in `keys` (system fields kept).
+    static func projected(_ record: Record, keys: [String]) -> Record {
+        var record = record
         if var fields = record.fields {
             let wanted = Set(keys)
             fields.entries.removeAll { !wanted.contains($0.name) }
             record.fields = fields
         }
-        var out = JSONOutput(capacity: body.count + 64)
-        RecordJSON.encode(record, into: &out)
-        return Array(out.bytes)
+        return record
     }
 
     // MARK: Fetch
@@ -105,7 +142,7 @@ extension RecordStore {
     /// default zone when `nil`) of `database` (any when `nil`).
     public func fetch(names: [String], zone: String? = nil, database: String? = nil, desiredKeys: [String]? = nil) throws -> FetchResult {
         var sql = """
-            SELECT r.body FROM records r JOIN zones z ON z.id = r.zone_id
+            SELECT r.body, r.id FROM records r JOIN zones z ON z.id = r.zone_id
             WHERE r.record_name = ?1 AND z.zone_name = ?2
             """
         if database != nil { sql += " AND z.database_id = ?3" }
@@ -119,7 +156,7 @@ extension RecordStore {
             try statement.bind(zone ?? ZoneID.defaultZoneName, at: 2)
             if let databaseID { try statement.bind(databaseID, at: 3) }
             if try statement.step() {
-                result.recordsJSON.append(try Self.project(statement.textBytes(at: 0), keys: desiredKeys))
+                result.recordsJSON.append(try json(ofBody: statement.textBytes(at: 0), rowID: statement.int64(at: 1), keys: desiredKeys))
             } else {
                 result.missing.append(name)
             }

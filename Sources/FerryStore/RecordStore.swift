@@ -280,6 +280,23 @@ public final class RecordStore {
         return statement.text(at: 0)
     }
 
+    /// `error`, about the body in row `rowID` of `records`, naming the file, the record and its
+    /// zone: read from the row's columns, which damage to the body leaves readable.
+    func locating(_ error: StoreError, rowID: Int64) -> StoreError {
+        var located = error
+        located.path = error.path ?? path
+        var place = "row \(rowID) of records"
+        if let row = try? connection.prepare("""
+               SELECT r.record_name, z.zone_name FROM records r JOIN zones z ON z.id = r.zone_id WHERE r.id = ?1
+               """),
+           (try? row.bind(rowID, at: 1)) != nil, (try? row.step()) == true, let name = row.text(at: 0) {
+            located.recordName = name
+            place = "record \"\(name)\" in zone \"\(row.text(at: 1) ?? "")\" (row \(rowID) of records)"
+        }
+        located.message = place + ": " + error.message
+        return located
+    }
+
     /// Runs raw SQL on the store, bypassing Ferry's invariants: for this package's tests and tools
     /// (damaging a store on purpose, say), never for data.
     package func execute(sql: String) throws {

@@ -73,7 +73,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// `path: message (SQLite code N, name)`.
     public var description: String {
         var text = (path.map { $0 + ": " } ?? "") + message
-        if let recordName { text += " (record \"\(recordName)\")" }
+        if let recordName, !message.contains("\"\(recordName)\"") { text += " (record \"\(recordName)\")" }
         if let sqliteCode { text += " [SQLite \(sqliteCode): \(SQLiteCode(rawValue: sqliteCode))]" }
         if let underlying, !message.contains(underlying) { text += ": " + underlying }
         return text

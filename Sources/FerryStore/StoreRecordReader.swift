@@ -59,23 +59,17 @@ public final class StoreRecordReader: RecordReader {
             try store.connection.execute("BEGIN")
             let zones = try store.connection.prepare("SELECT id, database_id FROM zones")
             while try zones.step() { zoneDatabases[zones.int64(at: 0)] = zones.int64(at: 1) }
-            execution = try QueryExecution(plan: QueryPlan(query), connection: store.connection)
+            execution = try QueryExecution(plan: QueryPlan(query), store: store)
         }
         guard let execution, recordCount < (query.limit ?? Int.max), try execution.next() else {
             finishReading()
             return nil
         }
-        let body = execution.body
-        bytesRead += body.count
+        bytesRead += execution.body.count
         recordIndex += 1
         recordCount += 1
-        var record = try StoreCodec.record(fromBody: body, path: store.path)
-        if let keys = query.desiredKeys, var fields = record.fields {
-            let wanted = Set(keys)
-            fields.entries.removeAll { !wanted.contains($0.name) }
-            record.fields = fields
-        }
-        return record
+        let record = try execution.record()
+        return query.desiredKeys.map { RecordStore.projected(record, keys: $0) } ?? record
     }
 
     private func finishReading() {

@@ -116,6 +116,42 @@ struct ArchiveRoundTripTests {
         #expect(canonical(try readArchive(reader).map(\.record)) == canonical(records))
     }
 
+    @Test("The manifest keeps canonically equivalent record types and field names apart, as CloudKit does")
+    func manifestExactNames() throws {
+        // "é" (U+00E9) and "e" + U+0301: equal as Swift strings, two names to CloudKit.
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        let records = [
+            Record(recordName: "a", recordType: composed, fields: [composed: RecordField(.int64(1))]),
+            Record(recordName: "b", recordType: decomposed, fields: [decomposed: RecordField(.string("x"), type: .string)]),
+            Record(recordName: "c", recordType: decomposed, fields: [composed: RecordField(.string("y"), type: .string)]),
+        ]
+        let sink = MemorySink(name: "memory.tar.gz")
+        let writer = try ArchiveWriter(sink: sink, configuration: .init(ferryVersion: "9.9", createdAt: 0))
+        for record in records { try writer.add(record) }
+        let manifest = try writer.finish()
+        let zone = try #require(manifest.zones.first)
+        #expect(zone.recordTypeCounts.count == 2)
+        #expect(manifest.schema.count == 2)
+        #expect(manifest.schema.values.map(\.recordCount).sorted() == [1, 2])
+        #expect(manifest.schema.values.map(\.fields.count).sorted() == [1, 2])
+        // The JSON written holds each name as its own key, bytes as given.
+        let json = manifest.jsonBytes()
+        func occurrences(_ key: String) -> Int {
+            let needle = Array("\"\(key)\"".utf8)
+            return (0...(json.count - needle.count)).filter { json[$0..<($0 + needle.count)].elementsEqual(needle) }.count
+        }
+        #expect(occurrences(composed) == 4)    // recordTypes, schema, a field of each type
+        #expect(occurrences(decomposed) == 3)  // recordTypes, schema, a field of type "e\u{301}"
+        // Reading it back keeps them apart, and verify finds the records agree with it.
+        let source = MemorySource(sink.bytes, name: "memory.tar.gz")
+        let reader = try ArchiveReader(source: source)
+        #expect(reader.manifest == manifest)
+        #expect(reader.manifest.schema.count == 2)
+        #expect(reader.manifest.zones.first?.recordTypeCounts.count == 2)
+        let report = try ArchiveVerifier().verify(MemorySource(sink.bytes, name: "memory.tar.gz"))
+        #expect(report.recordCount == 3)
+    }
+
     @Test("Extracting writes the documented layout and every member matches the manifest")
     func extraction() throws {
         var generator = RecordGenerator(seed: 9)

@@ -132,6 +132,34 @@ struct ArchiveCommandTests {
         #expect(value["archives"]?.arrayValue?.first?["manifest"]?["recordCount"] == .number(JSONNumber(Int64(13))))
     }
 
+    @Test("An archive keeps record types and field names that differ only in their bytes (é, e + U+0301) apart")
+    func canonicallyEquivalentNames() throws {
+        let dir = scratchDirectory()
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        let lines = [
+            #"{"recordName":"r1","recordType":"\#(composed)","fields":{"\#(composed)":{"value":1,"type":"INT64"}}}"#,
+            #"{"recordName":"r2","recordType":"\#(decomposed)","fields":{"\#(decomposed)":{"value":"x","type":"STRING"}}}"#,
+        ]
+        try write(lines.joined(separator: "\n") + "\n", to: dir + "/in.ndjson")
+        #expect(Ferry.execute(["convert", dir + "/in.ndjson", dir + "/a.tar.gz", "--quiet"]) == 0)
+        let (verifyStatus, _, verifyError) = try runBinary(["verify", dir + "/a.tar.gz"])
+        #expect(verifyStatus == 0, "\(verifyError)")
+        // String comparison is canonical equivalence: compare bytes.
+        func holds(_ text: String, _ part: String) -> Bool {
+            let bytes = Array(text.utf8), needle = Array(part.utf8)
+            return bytes.count >= needle.count
+                && (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+        }
+        let (status, text, _) = try runBinary(["inspect", dir + "/a.tar.gz"])
+        #expect(status == 0)
+        #expect(holds(text, decomposed + " 1, " + composed + " 1"))   // the zone's types, in byte order
+        #expect(holds(text, composed + "     " + composed + "      INT64 1"))
+        #expect(holds(text, decomposed + "     " + decomposed + "      STRING 1"))
+        let (_, json, _) = try runBinary(["inspect", dir + "/a.tar.gz", "--json"])
+        let manifest = try JSONValue(parsing: json.trimmingCharacters(in: .whitespacesAndNewlines))["archives"]?.arrayValue?.first?["manifest"]
+        #expect(manifest?["schema"]?.objectValue?.members.map { Array($0.key.utf8) } == [Array(decomposed.utf8), Array(composed.utf8)])
+    }
+
     @Test("extract writes every member under the target and verifies it")
     func extract() throws {
         let dir = scratchDirectory()

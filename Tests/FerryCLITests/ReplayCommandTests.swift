@@ -263,6 +263,53 @@ struct ReplayCommandTests {
         #expect(err.contains("bad.ndjson:1:"))
     }
 
+    @Test("ferry diff refuses an input that holds a record twice (exit 2, naming it), instead of comparing its last version",
+          arguments: [true, false])
+    func diffDuplicates(inFirst: Bool) throws {
+        let dir = setUp()
+        let sample = samplesDirectory() + "/chat.ndjson", twice = dir + "/twice.ndjson"
+        let lines = try String(contentsOfFile: sample, encoding: .utf8)
+        try lines.appending(lines).write(toFile: twice, atomically: false, encoding: .utf8)
+        let (code, output, error) = try runBinary(["diff"] + (inFirst ? [twice, sample] : [sample, twice]))
+        #expect(code == 2)
+        #expect(output.isEmpty)
+        #expect(error.hasPrefix("ferry: \(twice): "), "\(error)")
+        #expect(error.contains(#"record "C0FFEE00-0000-4000-8000-000000000001" in zone "Chats" (owner "_9f4c2a7e1b3d5f60") twice (records 1 and 6)"#), "\(error)")
+        #expect(error.contains(" and 2 more records more than once\n"), "\(error)")
+        #expect(Ferry.execute(["diff", twice, twice, "--quiet"]) == 2)
+    }
+
+    @Test("ferry diff tells a store's databases apart: the same name in two databases is two records, not a duplicate")
+    func diffDatabases() throws {
+        let dir = setUp()
+        let sample = samplesDirectory() + "/chat.ndjson"
+        try #"{"recordName":"x","recordType":"T"}"#.appending("\n").write(toFile: dir + "/one.ndjson", atomically: false, encoding: .utf8)
+        let both = dir + "/both.sqlite", pub = dir + "/public.sqlite", priv = dir + "/private.sqlite"
+        #expect(Ferry.execute(["convert", dir + "/one.ndjson", both, "--database", "public", "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", dir + "/one.ndjson", both, "--database", "private", "--quiet"]) == 0)
+        let (same, sameText, _) = try runBinary(["diff", both, both])
+        #expect(same == 0)
+        #expect(sameText.contains("A has 2 records, B 2; 2 identical"))
+        // An input without databases cannot say which of the two it means.
+        for arguments in [[both, dir + "/one.ndjson"], [dir + "/one.ndjson", both]] {
+            let (code, _, error) = try runBinary(["diff"] + arguments)
+            #expect(code == 2)
+            #expect(error.contains(#"record "x" in zone "_defaultZone" to say its database"#), "\(error)")
+        }
+        // A record of an input without databases matches the record in any database.
+        #expect(Ferry.execute(["convert", sample, pub, "--database", "public", "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", sample, priv, "--quiet"]) == 0)
+        #expect(Ferry.execute(["diff", pub, sample, "--quiet"]) == 0)
+        #expect(Ferry.execute(["diff", sample, priv, "--quiet"]) == 0)
+        // Two stores: a record of the public database is not one of the private database.
+        let (code, text, _) = try runBinary(["diff", pub, priv])
+        #expect(code == 1)
+        #expect(text.contains("only in A: public/Chats (_9f4c2a7e1b3d5f60)/C0FFEE00-0000-4000-8000-000000000001 [Chat]"))
+        #expect(text.contains("only in B: private/Chats (_9f4c2a7e1b3d5f60)/C0FFEE00-0000-4000-8000-000000000001 [Chat]"))
+        let (_, json, _) = try runBinary(["diff", pub, priv, "--json"])
+        #expect(try JSONValue(parsing: json)["onlyInA"]?.arrayValue?.first?["database"] == .string("public"))
+    }
+
     @Test("--log writes the changes as applied in Ferry's format, which replays to the same state; --order and --cascade apply")
     func logOrderCascade() throws {
         let dir = setUp()

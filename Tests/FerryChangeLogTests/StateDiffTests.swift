@@ -49,6 +49,42 @@ struct StateDiffTests {
         #expect(result.identicalCount == 1)
     }
 
+    @Test("A record given more than once in either input is refused, naming it, its zone and where it appears",
+          arguments: [true, false])
+    func duplicates(inFirst: Bool) throws {
+        let once = #"""
+        {"recordName":"r1","zoneID":{"zoneName":"Z","ownerRecordName":"_o"}}
+        {"recordName":"r2"}
+        {"recordName":"r3"}
+        """#
+        // r2 three times, r1 twice (once with another spelling of its zone), r3 once.
+        let twice = #"""
+        {"recordName":"r1","zoneID":{"zoneName":"Z","ownerRecordName":"_o"}}
+        {"recordName":"r2"}
+        {"recordName":"r3"}
+        {"recordName":"r2","zoneID":{"zoneName":"_defaultZone"}}
+        {"zoneID":{"ownerRecordName":"_o","zoneName":"Z"},"recordName":"r1"}
+        {"recordName":"r2","recordType":"T"}
+        """#
+        do {
+            let result = inFirst ? try diff(twice, once) : try diff(once, twice)
+            Issue.record("compared: \(result)")
+        } catch let error as ChangeLogError {
+            #expect(error.code == .duplicateRecord)
+            #expect(error.description == "<memory>: expected each record (zone and recordName) once, as a state holds it, found "
+                    + #"record "r1" in zone "Z" (owner "_o") twice (records 1 and 5) and "#
+                    + #"record "r2" in zone "_defaultZone" 3 times (records 2, 4 and 6)"#)
+        }
+    }
+
+    @Test("The counts are the records read, and the same record under another name's normalization is not a duplicate")
+    func countsAreRecordsRead() throws {
+        let a = "{\"recordName\":\"caf\u{E9}\"}\n{\"recordName\":\"cafe\u{301}\"}\n{\"recordName\":\"x\"}"
+        let result = try diff(a, a)
+        #expect(result.isIdentical)
+        #expect(result.countA == 3 && result.countB == 3 && result.identicalCount == 3)
+    }
+
     @Test("Records match by zone and exact name: a name in another zone or another normalization is another record")
     func matching() throws {
         let a = "{\"recordName\":\"caf\u{E9}\",\"zoneID\":{\"zoneName\":\"A\"}}"

@@ -189,6 +189,37 @@ struct StoreRoundTripTests {
         #expect(try store.verify().problems.isEmpty)
     }
 
+    @Test("A body damaged outside Ferry is refused by every reader, naming the record, not handed on",
+          arguments: ["substr(body, 1, 30)", "''", "CAST(X'7B22FF227D' AS TEXT)", "'[]'", "'{\"records\":[]}'"])
+    func damagedBody(damage: String) throws {
+        let path = StoreFixture.newPath()
+        let records = StoreFixture.records(count: 30, seed: 41)
+        try StoreFixture.importRecords(records, into: path)
+        let store = try RecordStore(path: path, access: .readWrite)
+        let victim = records[7]
+        try store.execute(sql: "UPDATE records SET body = \(damage) WHERE id = 8")
+        func expectRefused(_ what: String, _ read: () throws -> Void) {
+            do {
+                try read()
+                Issue.record("\(what) handed on a damaged body")
+            } catch let error as StoreError {
+                #expect(error.code == .corrupt, "\(what)")
+                #expect(error.recordName == victim.recordName, "\(what)")
+                #expect(error.path == path, "\(what)")
+                #expect(error.description.contains("zone \"\((victim.zoneID ?? .default).zoneName)\""), "\(what)")
+            } catch {
+                Issue.record("\(what): \(error)")
+            }
+        }
+        expectRefused("query") { _ = try store.query(StoreQuery()) }
+        expectRefused("query with keys") { _ = try store.query(StoreQuery(desiredKeys: ["a"])) }
+        expectRefused("forEachMatch") { try store.forEachMatch(StoreQuery()) { _ in true } }
+        expectRefused("fetch") {
+            _ = try store.fetch(names: [victim.recordName], zone: (victim.zoneID ?? .default).zoneName)
+        }
+        expectRefused("the reader") { _ = try StoreFixture.readAll(path) }
+    }
+
     @Test("Importing into an existing store adds records in one transaction and journals each")
     func importIntoExistingStore() throws {
         let first = StoreFixture.records(count: 50, seed: 1)

@@ -7,7 +7,7 @@ struct EarlyMember {
     /// What the reader did with the member.
     enum Handling {
         /// Its records were handed out, attributed to `database` and `zoneID` (from its name).
-        case records(count: Int, typeCounts: [String: Int], database: String?, zoneID: ZoneID?)
+        case records(count: Int, typeCounts: [ExactName: Int], database: String?, zoneID: ZoneID?)
         /// It was handed to `onMember` as an asset with this checksum.
         case asset(fileChecksum: String)
         /// It was handed to `onMember` as a change log.

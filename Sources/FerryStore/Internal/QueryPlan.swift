@@ -148,6 +148,8 @@ struct QueryPlan {
 /// Runs a plan: steps its statement and keeps the rows the compiled filter matches.
 final class QueryExecution {
     let plan: QueryPlan
+    /// The store read (for the file and the record a damaged body's error names).
+    private let store: RecordStore
     private let statement: SQLiteStatement
     private let selection: FieldSelection?
     /// Rows SQL returned.
@@ -156,9 +158,10 @@ final class QueryExecution {
     private(set) var evaluationFailures = 0
     private(set) var firstEvaluationFailure: String?
 
-    init(plan: QueryPlan, connection: SQLiteConnection) throws {
+    init(plan: QueryPlan, store: RecordStore) throws {
         self.plan = plan
-        statement = try connection.prepare(plan.sql)
+        self.store = store
+        statement = try store.connection.prepare(plan.sql)
         try statement.bind(plan.parameters)
         selection = plan.filter?.fieldSelection
     }
@@ -170,8 +173,19 @@ final class QueryExecution {
             candidates += 1
             guard let filter = plan.filter else { return true }
             let body = statement.textBytes(at: 1)
+            // A body that does not decode is a damaged store, not a record the predicate cannot
+            // be evaluated on.
+            let record: Record
+            do throws(RecordFormatError) {
+                if let selection {
+                    record = try RecordJSON.decodeRecord(body, selecting: selection)
+                } else {
+                    record = try RecordJSON.decodeRecord(body)
+                }
+            } catch {
+                throw store.locating(StoreCodec.damagedBody(error, path: store.path), rowID: rowID)
+            }
             do {
-                let record = try selection.map { try RecordJSON.decodeRecord(body, selecting: $0) } ?? RecordJSON.decodeRecord(body)
                 if try filter.matches(record) { return true }
             } catch {
                 evaluationFailures += 1
@@ -187,6 +201,15 @@ final class QueryExecution {
     var rowID: Int64 { statement.int64(at: 0) }
     /// The current row's record JSON (valid until the next call).
     var body: UnsafeRawBufferPointer { statement.textBytes(at: 1) }
+    /// The current row's record, decoded (``RecordStore/record(fromBody:rowID:)``).
+    func record() throws -> Record { try store.record(fromBody: body, rowID: rowID) }
+    /// The current row's record JSON, checked for handing on as stored
+    /// (``RecordStore/checkBody(_:rowID:)``); valid until the next call.
+    func checkedBody() throws -> UnsafeRawBufferPointer {
+        let body = body
+        try store.checkBody(body, rowID: rowID)
+        return body
+    }
     /// The current row's zone (its row id).
     var zoneRowID: Int64 { statement.int64(at: Int32(plan.sortExpressions.count + 2)) }
     /// The current row's sort values.

@@ -51,14 +51,31 @@ enum StoreCodec {
         return zone
     }
 
-    /// Decodes a stored record body.
+    /// Decodes a stored record body: the check every reader of bodies makes (export, projection,
+    /// the journal). A body that does not decode was damaged outside Ferry. Readers that know the
+    /// body's row say which record it is with ``RecordStore/locating(_:rowID:)``.
     static func record(fromBody bytes: UnsafeRawBufferPointer, path: String?) throws -> Record {
         do {
             return try RecordJSON.decodeRecord(bytes)
         } catch {
-            throw StoreError(.corrupt, "expected a record dictionary in records.body, found JSON that does not decode: \(error.message)",
-                             path: path, underlying: error)
+            throw damagedBody(error, path: path)
         }
+    }
+
+    /// Checks a body that is handed on as stored (query and fetch print it unchanged) without
+    /// decoding it: ``JSONValidator``'s single pass (well-formed JSON, UTF-8, an object that is
+    /// not a response). A body that fails it is decoded as ``record(fromBody:path:)`` does, for
+    /// the same error with its position and message.
+    static func checkBody(_ bytes: UnsafeRawBufferPointer, path: String?) throws {
+        let check = JSONValidator.check(bytes)
+        guard !(check.isWellFormed && check.isRecordObject) else { return }
+        _ = try record(fromBody: bytes, path: path)
+    }
+
+    /// The error for a body that does not decode.
+    static func damagedBody(_ error: RecordFormatError, path: String?) -> StoreError {
+        StoreError(.corrupt, "expected a record dictionary in records.body, found JSON that does not decode: \(error)",
+                   path: path, underlying: error)
     }
 
     /// The owner column of a zone ID: `''` when the zone names no owner.
