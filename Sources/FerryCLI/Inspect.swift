@@ -180,6 +180,11 @@ struct DatasetSummary {
     struct FieldStats {
         var count = 0
         var types: [String: Int] = [:]
+
+        mutating func add(_ type: String) {
+            count += 1
+            types[type, default: 0] += 1
+        }
     }
 
     var records = 0
@@ -200,8 +205,8 @@ struct DatasetSummary {
         if record.isDeleted { tombstones += 1 }
         zoneTypes[ZoneKey(record.zoneID ?? .default), default: [:]][ExactName(record.recordType ?? "(none)"), default: 0] += 1
         for entry in record.fields?.entries ?? [] {
-            fields[ExactName(entry.name), default: FieldStats()].count += 1
-            fields[ExactName(entry.name)]!.types[entry.field.effectiveType.rawValue, default: 0] += 1
+            // One lookup per field, its statistics changed in place.
+            fields[ExactName(entry.name), default: FieldStats()].add(entry.field.effectiveType.rawValue)
         }
         if let t = record.created?.timestamp { created = Self.widen(created, t) }
         if let t = record.modified?.timestamp { modified = Self.widen(modified, t) }
