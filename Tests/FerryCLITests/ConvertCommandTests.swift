@@ -29,19 +29,26 @@ func ferryBinary() throws -> String {
     return binary
 }
 
-/// Runs the built `ferry` binary with standard input, returning exit code, stdout and stderr.
-func runBinary(_ arguments: [String], stdin: String = "") throws -> (Int32, String, String) {
+/// Runs the built `ferry` binary with standard input (`stdin`, or the file `stdinFile`), returning
+/// exit code, stdout and stderr.
+func runBinary(_ arguments: [String], stdin: String = "", stdinFile: String? = nil) throws -> (Int32, String, String) {
     let binary = try ferryBinary()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
     let input = Pipe(), output = Pipe(), error = Pipe()
-    process.standardInput = input
+    if let stdinFile {
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdinFile))
+    } else {
+        process.standardInput = input
+    }
     process.standardOutput = output
     process.standardError = error
     try process.run()
-    input.fileHandleForWriting.write(Data(stdin.utf8))
-    try input.fileHandleForWriting.close()
+    if stdinFile == nil {
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+    }
     let out = output.fileHandleForReading.readDataToEndOfFile()
     let err = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -102,22 +102,6 @@ struct UsageErrorTests {
         }
     }
 
-    /// Runs the built binary with `file` as its standard input.
-    private func runBinaryReading(_ file: String, _ arguments: [String]) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ferryBinary())
-        process.arguments = arguments
-        let output = Pipe(), error = Pipe()
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-    }
-
     @Test("A store on standard input, plain or gzipped, is refused as a data error saying stores are read from files",
           arguments: [["convert", "-", "D/o.ndjson"], ["convert", "-", "-"], ["inspect", "-"]])
     func storeOnStandardInput(_ arguments: [String]) throws {
@@ -128,7 +112,7 @@ struct UsageErrorTests {
         try Data(BoundedMemoryTests.gzip(bytes)).write(to: URL(fileURLWithPath: gzipped))
         let before = Set(FileSystem.entries(in: directory))
         for input in [directory + "/s.sqlite", gzipped] {
-            let (code, out, error) = try runBinaryReading(input, arguments.map { $0.hasPrefix("D/") ? directory + "/" + $0.dropFirst(2) : $0 })
+            let (code, out, error) = try runBinary(arguments.map { $0.hasPrefix("D/") ? directory + "/" + $0.dropFirst(2) : $0 }, stdinFile: input)
             #expect(code == 1, "\(error)")
             #expect(error.contains("store") && error.contains("file") && !error.contains("found 'S'"), "\(error)")
             #expect(out.isEmpty)
