@@ -27,7 +27,8 @@ struct Convert: ParsableCommand {
         Output is written to a temporary file and renamed into place only on success: a failed run \
         leaves no partial output. An option that would change nothing is a usage error (exit 2): \
         --mode needs a store output, --database an archive or a store, --level a gzip-compressed \
-        output, --assets an archive; --args needs --where, --sort-memory --sort. A store is read \
+        output, --assets an archive, --gzip anything but a store; --args needs --where, \
+        --sort-memory --sort. A store is read \
         from its file, not from standard input. A one-line summary goes to stderr (--quiet silences it; --json \
         prints it as JSON, on stdout unless OUTPUT is -, then on stderr).
 
@@ -176,6 +177,9 @@ struct Convert: ParsableCommand {
             + (changesSince != nil ? "a change log" : isCompressed ? "\(format.rawValue), gzip-compressed" : format.rawValue) + ")"
         if format == .store && path == "-" {
             throw ValidationError("a store is written to a file, not to standard output")
+        }
+        if gzip && format == .store && changesSince == nil {
+            throw ValidationError("--gzip needs an output that can be compressed (NDJSON, XML, an archive), \(found): a store is one SQLite file")
         }
         if mode != nil && format != .store {
             throw ValidationError("--mode needs a store output (a name ending in .sqlite, or --to store), \(found)")

@@ -32,6 +32,7 @@ struct UsageErrorTests {
              usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.xml", "--database", "shared"], mentions: ["--database", "archive"], usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.ndjson", "--level", "9"], mentions: ["--level", "gzip"], usage: "ferry convert"),
+        Case(arguments: ["convert", "S/chat.ndjson", "D/o.sqlite", "--gzip"], mentions: ["--gzip", "store"], usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.sqlite", "--level", "9"], mentions: ["--level", "gzip"], usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.tar", "--level", "1"], mentions: ["--level", "gzip"], usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.ndjson", "--args", "[1]"], mentions: ["--args", "--where"], usage: "ferry convert"),
