@@ -37,11 +37,11 @@ package struct NDJSONPrefilter: Sendable {
     }
 
     /// `false` when a line's bytes show it cannot hold a wanted record.
-    package var mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
+    package let mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
     /// The fields the acceptance test reads.
-    package var selection: FieldSelection?
+    package let selection: FieldSelection?
     /// Judges a partly decoded record (only ``selection`` and the system keys).
-    package var decide: (@Sendable (Record) -> Verdict)?
+    package let decide: (@Sendable (Record) -> Verdict)?
 
     package init(mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, selection: FieldSelection? = nil,
                  decide: (@Sendable (Record) -> Verdict)? = nil) {
@@ -54,16 +54,17 @@ package struct NDJSONPrefilter: Sendable {
     /// the fields it reads. `nil` when the predicate offers neither.
     package init?(for filter: RecordFilter) {
         guard filter.literals != nil || filter.fieldSelection != nil else { return nil }
-        self.init()
+        var mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
         if let literals = filter.literals {
             mightMatch = { line in literals.mightMatch(line) }
         }
-        if let selection = filter.fieldSelection {
-            self.selection = selection
+        var decide: (@Sendable (Record) -> Verdict)?
+        if filter.fieldSelection != nil {
             decide = { record in
                 do { return try filter.matches(record) ? .matched : .drop } catch { return .keep }
             }
         }
+        self.init(mightMatch: mightMatch, selection: filter.fieldSelection, decide: decide)
     }
 }
 
@@ -86,7 +87,7 @@ package enum NDJSONLineItem {
 /// ``NDJSONParallelConverter`` so both read lines exactly alike.
 package struct NDJSONLineDecoder: Sendable {
     package let configuration: RecordJSON.Configuration
-    package var prefilter: NDJSONPrefilter?
+    package let prefilter: NDJSONPrefilter?
 
     package init(configuration: RecordJSON.Configuration, prefilter: NDJSONPrefilter? = nil) {
         self.configuration = configuration
@@ -144,8 +145,10 @@ package struct NDJSONLineDecoder: Sendable {
             return
         }
         var matched = false
-        if let prefilter, first == UInt8(ascii: "{") {
-            if let mightMatch = prefilter.mightMatch, !mightMatch(line), !ByteSearch.contains(line, #"\u"#) {
+        // (The prefilter is reached through optional chaining, not bound: a binding copies it,
+        // retaining what it holds, which every decoding thread shares.)
+        if prefilter != nil, first == UInt8(ascii: "{") {
+            if prefilter?.mightMatch?(line) == false, !ByteSearch.contains(line, #"\u"#) {
                 // The literals are missing: unless the line is something other than a record
                 // (a response or an error entry, which are decoded and reported), drop it after
                 // checking that it is well-formed.
@@ -164,9 +167,10 @@ package struct NDJSONLineDecoder: Sendable {
                 }
                 // Well-formed but possibly not a record: decoded in full below.
             }
-            if let selection = prefilter.selection, let decide = prefilter.decide,
-               let partial = try? RecordJSON.decodeRecord(line, selecting: selection, configuration: configuration) {
-                switch decide(partial) {
+            if prefilter?.decide != nil, let partial = prefilter?.selection.flatMap({ selection in
+                try? RecordJSON.decodeRecord(line, selecting: selection, configuration: configuration)
+            }), let verdict = prefilter?.decide?(partial) {
+                switch verdict {
                 case .drop:
                     try emit(.dropped)
                     return

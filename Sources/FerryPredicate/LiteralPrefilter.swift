@@ -22,6 +22,7 @@ import Darwin
 /// It is a necessary condition only: a line that passes may still not match. Callers must only
 /// apply it to lines without `\u` escapes, which could spell a literal in other bytes.
 public struct LiteralPrefilter: Sendable, Equatable {
+    // `Sendable`: `needles` is immutable once made.
     /// One required byte string.
     public struct Literal: Sendable, Equatable {
         /// The bytes (lower-cased when `ignoresCase`).
@@ -35,6 +36,11 @@ public struct LiteralPrefilter: Sendable, Equatable {
 
     /// Every literal must be found.
     public let literals: [Literal]
+    /// The literals' bytes where ``mightMatch(_:)`` reads them without retaining anything: every
+    /// thread that filters would retain the same arrays, and those atomics contend.
+    private let needles: Needles
+
+    public static func == (a: Self, b: Self) -> Bool { a.literals == b.literals }
 
     /// The literals `predicate` requires, or `nil` when it requires none.
     public init?(_ predicate: RecordPredicate) {
@@ -44,6 +50,7 @@ public struct LiteralPrefilter: Sendable, Equatable {
         literals.sort { $0.bytes.count > $1.bytes.count }
         guard !literals.isEmpty else { return nil }
         self.literals = literals
+        needles = Needles(literals)
     }
 
     private static func collect(_ predicate: RecordPredicate, into literals: inout [Literal]) {
@@ -103,51 +110,46 @@ public struct LiteralPrefilter: Sendable, Equatable {
 
     /// Whether `line` holds every literal (`false` means the predicate cannot hold for it).
     public func mightMatch(_ line: UnsafeRawBufferPointer) -> Bool {
-        for literal in literals {
-            if literal.ignoresCase {
-                if Self.containsIgnoringCase(line, literal.bytes) { continue }
-                for sequence in literal.foldingSequences where Self.contains(line, sequence) { return true }
+        for needle in needles.entries {
+            if needle.ignoresCase {
+                if Self.containsIgnoringCase(line, needle.bytes) { continue }
+                for sequence in needle.folding where ByteSearch.contains(line, sequence) { return true }
                 return false
-            } else if !Self.contains(line, literal.bytes) {
+            } else if !ByteSearch.contains(line, needle.bytes) {
                 return false
             }
         }
         return true
     }
 
-    static func contains(_ line: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
-        needle.withUnsafeBytes { ByteSearch.contains(line, $0) }
-    }
-
     /// ASCII case-insensitive search for a lower-cased needle: candidates for its first byte are
     /// found with `memchr` (for a letter, its lower- and upper-case forms in turn).
-    static func containsIgnoringCase(_ line: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+    static func containsIgnoringCase(_ line: UnsafeRawBufferPointer, _ needle: UnsafeRawBufferPointer) -> Bool {
         let n = line.count, m = needle.count
         guard m > 0 else { return true }
         guard n >= m, let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
-        return needle.withUnsafeBufferPointer { needlePointer -> Bool in
-            let first = needlePointer[0]
-            let upper = first >= 0x61 && first <= 0x7A ? first - 0x20 : first
-            let limit = n - m // last start position
-            var lowerNext = find(first, in: base, from: 0, through: limit)
-            var upperNext = upper == first ? nil : find(upper, in: base, from: 0, through: limit)
-            while true {
-                let candidate: Int
-                switch (lowerNext, upperNext) {
-                case (nil, nil): return false
-                case (let a?, nil): candidate = a; lowerNext = find(first, in: base, from: a + 1, through: limit)
-                case (nil, let b?): candidate = b; upperNext = find(upper, in: base, from: b + 1, through: limit)
-                case (let a?, let b?):
-                    if a < b {
-                        candidate = a
-                        lowerNext = find(first, in: base, from: a + 1, through: limit)
-                    } else {
-                        candidate = b
-                        upperNext = find(upper, in: base, from: b + 1, through: limit)
-                    }
+        let needlePointer = needle.assumingMemoryBound(to: UInt8.self)
+        let first = needlePointer[0]
+        let upper = first >= 0x61 && first <= 0x7A ? first - 0x20 : first
+        let limit = n - m // last start position
+        var lowerNext = find(first, in: base, from: 0, through: limit)
+        var upperNext = upper == first ? nil : find(upper, in: base, from: 0, through: limit)
+        while true {
+            let candidate: Int
+            switch (lowerNext, upperNext) {
+            case (nil, nil): return false
+            case (let a?, nil): candidate = a; lowerNext = find(first, in: base, from: a + 1, through: limit)
+            case (nil, let b?): candidate = b; upperNext = find(upper, in: base, from: b + 1, through: limit)
+            case (let a?, let b?):
+                if a < b {
+                    candidate = a
+                    lowerNext = find(first, in: base, from: a + 1, through: limit)
+                } else {
+                    candidate = b
+                    upperNext = find(upper, in: base, from: b + 1, through: limit)
                 }
-                if matches(base + candidate, needlePointer) { return true }
             }
+            if matches(base + candidate, needlePointer) { return true }
         }
     }
 
@@ -162,5 +164,62 @@ public struct LiteralPrefilter: Sendable, Equatable {
     private static func matches(_ text: UnsafePointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
         for j in 1..<max(needle.count, 1) where lower(text[j]) != needle[j] { return false }
         return true
+    }
+}
+
+/// The bytes of a prefilter's literals in memory of their own, as plain pointers: reading them
+/// takes no reference count. Made once, never changed, freed with the last prefilter that holds
+/// them.
+private final class NeedleStorage: Sendable {
+    // `Sendable`: `memory` is written only by `init`.
+    nonisolated(unsafe) let memory: UnsafeMutableRawBufferPointer
+
+    init(byteCount: Int) {
+        memory = .allocate(byteCount: max(byteCount, 1), alignment: MemoryLayout<UnsafeRawBufferPointer>.alignment)
+    }
+
+    deinit { memory.deallocate() }
+}
+
+/// The literals of a ``LiteralPrefilter`` as ``NeedleStorage`` holds them.
+private struct Needles: @unchecked Sendable {
+    // `@unchecked Sendable`: the pointers are into `storage`, immutable and kept alive by it.
+    struct Entry {
+        var bytes: UnsafeRawBufferPointer
+        var ignoresCase: Bool
+        var folding: UnsafeBufferPointer<UnsafeRawBufferPointer>
+    }
+
+    let entries: UnsafeBufferPointer<Entry>
+    private let storage: NeedleStorage
+
+    init(_ literals: [LiteralPrefilter.Literal]) {
+        // Entries first, then the folding sequences' pointers, then every byte.
+        let sequences = literals.reduce(0) { $0 + $1.foldingSequences.count }
+        let bytes = literals.reduce(0) { $0 + $1.bytes.count + $1.foldingSequences.reduce(0) { $0 + $1.count } }
+        let entryBytes = literals.count * MemoryLayout<Entry>.stride
+        let sequenceBytes = sequences * MemoryLayout<UnsafeRawBufferPointer>.stride
+        storage = NeedleStorage(byteCount: entryBytes + sequenceBytes + bytes)
+        let base = storage.memory.baseAddress!
+        let entryPointer = base.bindMemory(to: Entry.self, capacity: literals.count)
+        let sequencePointer = (base + entryBytes).bindMemory(to: UnsafeRawBufferPointer.self, capacity: sequences)
+        var byteAt = base + entryBytes + sequenceBytes
+        var sequenceAt = 0
+        func place(_ source: [UInt8]) -> UnsafeRawBufferPointer {
+            source.withUnsafeBytes { byteAt.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(byteAt), byteCount: $0.count) }
+            defer { byteAt += source.count }
+            return UnsafeRawBufferPointer(start: byteAt, count: source.count)
+        }
+        for (index, literal) in literals.enumerated() {
+            let first = sequenceAt
+            for sequence in literal.foldingSequences {
+                (sequencePointer + sequenceAt).initialize(to: place(sequence))
+                sequenceAt += 1
+            }
+            (entryPointer + index).initialize(to: Entry(
+                bytes: place(literal.bytes), ignoresCase: literal.ignoresCase,
+                folding: UnsafeBufferPointer(start: sequencePointer + first, count: sequenceAt - first)))
+        }
+        entries = UnsafeBufferPointer(start: entryPointer, count: literals.count)
     }
 }

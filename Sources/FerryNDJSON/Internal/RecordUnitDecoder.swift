@@ -158,6 +158,13 @@ package struct RecordUnitDecoder: Sendable {
     }
 
     private func decodeLines(_ bytes: UnsafeRawBufferPointer, into result: RecordUnitResult) {
+        // The loop reaches `self` through a pointer. A closure that captures `self` copies it for
+        // every line, retaining each reference it holds; both cores retain the same objects, so
+        // those atomics fought over cache lines and took 45% of a filter's CPU time.
+        withUnsafePointer(to: self) { me in me.pointee.decodeLines(bytes, into: result, me: me) }
+    }
+
+    private func decodeLines(_ bytes: UnsafeRawBufferPointer, into result: RecordUnitResult, me: UnsafePointer<Self>) {
         guard let base = bytes.baseAddress else { return }
         var localIndex = 0
         var line = 0
@@ -201,7 +208,7 @@ package struct RecordUnitDecoder: Sendable {
                 }
                 try decoder.decode(content, raw: raw) { item in
                     localIndex += 1
-                    if try !handle(item, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+                    if try !me.pointee.handle(item, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
                 }
             } catch {
                 return
