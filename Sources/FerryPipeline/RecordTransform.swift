@@ -44,7 +44,9 @@ public struct RecordTransform: Sendable {
     public func apply(_ record: inout Record, filterMatched: Bool) throws -> Bool {
         if !types.isEmpty && !types.contains(record.recordType ?? "") { return false }
         if !zones.isEmpty && !zones.contains(record.zoneName) { return false }
-        if !filterMatched, let filter, try !filter.matches(record) { return false }
+        // (Optional chaining, not a binding: a bound copy of the filter retains all it holds,
+        // and every decoding thread shares it.)
+        if !filterMatched, try filter?.matches(record) == false { return false }
         if let keys, var fields = record.fields {
             fields.entries.removeAll { !keys.contains($0.name) }
             record.fields = fields

@@ -114,13 +114,20 @@ package struct RecordUnitDecoder: Sendable {
             let count = unit.bytes.count
             result.output = JSONOutput(capacity: count + count / 8 + 64)
         }
-        unit.withBytes { _ in
-            switch unit.kind {
-            case .lines: decodeLines(unit.content, into: result)
-            case .documents: decodeDocuments(unit.content, into: result, lineText: unit.document.isEmpty ? nil : unit.document,
-                                             lineBase: unit.offsetInDocument)
-            case .elements: decodeElements(unit, into: result)
-            case .whole: break // read above
+        // The decoding loops reach `self` through a pointer. A closure that captures `self`
+        // copies it for every line or record, retaining each reference it holds; both cores
+        // retain the same objects, so those atomics fought over cache lines (they took 45% of a
+        // filter's CPU time).
+        withUnsafePointer(to: self) { me in
+            unit.withBytes { _ in
+                switch unit.kind {
+                case .lines: me.pointee.decodeLines(unit.content, into: result, me: me)
+                case .documents: me.pointee.decodeDocuments(unit.content, into: result, me: me,
+                                                            lineText: unit.document.isEmpty ? nil : unit.document,
+                                                            lineBase: unit.offsetInDocument)
+                case .elements: me.pointee.decodeElements(unit, into: result, me: me)
+                case .whole: break // read above
+                }
             }
         }
     }
@@ -157,13 +164,7 @@ package struct RecordUnitDecoder: Sendable {
         result.recordEnds.append(result.output.count)
     }
 
-    private func decodeLines(_ bytes: UnsafeRawBufferPointer, into result: RecordUnitResult) {
-        // The loop reaches `self` through a pointer. A closure that captures `self` copies it for
-        // every line, retaining each reference it holds; both cores retain the same objects, so
-        // those atomics fought over cache lines and took 45% of a filter's CPU time.
-        withUnsafePointer(to: self) { me in me.pointee.decodeLines(bytes, into: result, me: me) }
-    }
-
+    /// Lines; `me` points at `self` (see ``decode(_:)``).
     private func decodeLines(_ bytes: UnsafeRawBufferPointer, into result: RecordUnitResult, me: UnsafePointer<Self>) {
         guard let base = bytes.baseAddress else { return }
         var localIndex = 0
@@ -218,7 +219,7 @@ package struct RecordUnitDecoder: Sendable {
 
     /// Whole documents; positions are counted in `lineText` (the whole input, when the unit is
     /// part of it), where the unit starts at `lineBase`.
-    private func decodeDocuments(_ text: UnsafeRawBufferPointer, into result: RecordUnitResult,
+    private func decodeDocuments(_ text: UnsafeRawBufferPointer, into result: RecordUnitResult, me: UnsafePointer<Self>,
                                  lineText: UnsafeRawBufferPointer? = nil, lineBase: Int = 0) {
         var localIndex = 0
         defer { result.itemCount = localIndex }
@@ -257,7 +258,7 @@ package struct RecordUnitDecoder: Sendable {
                 } else if case .zoneListing(_, let start) = located {
                     line = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + start).line
                 }
-                if try !handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+                if try !me.pointee.handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
             }
         } catch {
             return
@@ -265,7 +266,7 @@ package struct RecordUnitDecoder: Sendable {
     }
 
     /// The records of a large response cut into runs, each decoded on its own.
-    private func decodeElements(_ unit: InputUnit, into result: RecordUnitResult) {
+    private func decodeElements(_ unit: InputUnit, into result: RecordUnitResult, me: UnsafePointer<Self>) {
         var localIndex = 0
         defer { result.itemCount = localIndex }
         let text = unit.bytes
@@ -292,7 +293,7 @@ package struct RecordUnitDecoder: Sendable {
                         error.column = position.column
                         located = .reject(error, raw: raw)
                     }
-                    if try !handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+                    if try !me.pointee.handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
                 }
             }
         } catch {
