@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "FerryRecordsTests", dependencies: ["FerryRecords", "FerryTestSupport"]),
         .testTarget(
             name: "FerryNDJSONTests",
-            dependencies: ["FerryNDJSON", "FerryRecords", "FerryIO", "FerryTestSupport"]
+            dependencies: ["FerryNDJSON", "FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryCompressionTests",

@@ -122,6 +122,51 @@ package struct NDJSONLineDecoder: Sendable {
         return true
     }
 
+    /// What the prefilter makes of an object.
+    package enum Screening {
+        /// A well-formed record without the predicate's literals, or one the fields it reads rule out.
+        case dropped
+        /// Not well-formed: the error, with offsets in the object.
+        case rejected(RecordFormatError)
+        /// A record that matches the predicate on the fields it reads.
+        case matched
+        /// Anything else: decode it in full and judge it then.
+        case undecided
+    }
+
+    /// Screens the object `bytes` (a line, or an element of a response's `records`) with the
+    /// prefilter: first its literals on the raw bytes, then a decode of only the fields the
+    /// predicate reads. `zone` is the zone of an element that names none.
+    ///
+    /// (The prefilter is reached through optional chaining, not bound: a binding copies it,
+    /// retaining what it holds, which every decoding thread shares.)
+    package func screen(_ bytes: UnsafeRawBufferPointer, zone: ZoneID? = nil) -> Screening {
+        if prefilter?.mightMatch?(bytes) == false, !ByteSearch.contains(bytes, #"\u"#) {
+            // The literals are missing: unless the object is something other than a record (a
+            // response or an error entry, which are decoded and reported), drop it after
+            // checking that it is well-formed.
+            let check = JSONValidator.check(bytes, maximumDepth: configuration.maximumDepth)
+            if check.isWellFormed && check.isRecordObject { return .dropped }
+            if !check.isWellFormed {
+                do throws(RecordFormatError) {
+                    try RecordJSON.validate(bytes, configuration: configuration)
+                } catch {
+                    return .rejected(error)
+                }
+            }
+            // Well-formed but possibly not a record: decoded in full.
+        }
+        guard prefilter?.decide != nil, var partial = prefilter?.selection.flatMap({ selection in
+            try? RecordJSON.decodeRecord(bytes, selecting: selection, configuration: configuration)
+        }) else { return .undecided }
+        if partial.zoneID == nil, let zone { partial.zoneID = zone }
+        switch prefilter?.decide?(partial) {
+        case .drop: return .dropped
+        case .matched: return .matched
+        case .keep, nil: return .undecided
+        }
+    }
+
     /// Decodes `line` into `record`, replacing all of it, when it is a plain record dictionary
     /// and no prefilter applies: the common line, read without building a record for it. Returns
     /// `false` for any other line (a response, an error entry, an array, a bad line), which
@@ -145,40 +190,18 @@ package struct NDJSONLineDecoder: Sendable {
             return
         }
         var matched = false
-        // (The prefilter is reached through optional chaining, not bound: a binding copies it,
-        // retaining what it holds, which every decoding thread shares.)
         if prefilter != nil, first == UInt8(ascii: "{") {
-            if prefilter?.mightMatch?(line) == false, !ByteSearch.contains(line, #"\u"#) {
-                // The literals are missing: unless the line is something other than a record
-                // (a response or an error entry, which are decoded and reported), drop it after
-                // checking that it is well-formed.
-                let check = JSONValidator.check(line, maximumDepth: configuration.maximumDepth)
-                if check.isWellFormed && check.isRecordObject {
-                    try emit(.dropped)
-                    return
-                }
-                if !check.isWellFormed {
-                    do throws(RecordFormatError) {
-                        try RecordJSON.validate(line, configuration: configuration)
-                    } catch {
-                        try emit(.reject(Self.located(error, in: line), raw: raw))
-                        return
-                    }
-                }
-                // Well-formed but possibly not a record: decoded in full below.
-            }
-            if prefilter?.decide != nil, let partial = prefilter?.selection.flatMap({ selection in
-                try? RecordJSON.decodeRecord(line, selecting: selection, configuration: configuration)
-            }), let verdict = prefilter?.decide?(partial) {
-                switch verdict {
-                case .drop:
-                    try emit(.dropped)
-                    return
-                case .matched:
-                    matched = true
-                case .keep:
-                    break
-                }
+            switch screen(line) {
+            case .dropped:
+                try emit(.dropped)
+                return
+            case .rejected(let error):
+                try emit(.reject(Self.located(error, in: line), raw: raw))
+                return
+            case .matched:
+                matched = true
+            case .undecided:
+                break
             }
         }
         let document: RecordDocument
@@ -246,9 +269,26 @@ package struct NDJSONLineDecoder: Sendable {
     /// Decodes one record of a large response cut into runs (``DocumentSplitter``): the element
     /// at `range` of `text`, an entry of a `records` array — a record (given `zone` when it names
     /// none), a per-record error, or a reject saying what is wrong. Error offsets are within `text`.
+    /// With a prefilter, the element is screened first (``screen(_:zone:)``).
     package func decodeElement(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, zone: ZoneID?,
                                _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
         let raw = UnsafeRawBufferPointer(rebasing: text[range])
+        var matched = false
+        if prefilter != nil {
+            switch screen(raw, zone: zone) {
+            case .dropped:
+                try emit(.dropped)
+                return
+            case .rejected(var error):
+                error.byteOffset += range.lowerBound
+                try emit(.reject(error, raw: raw))
+                return
+            case .matched:
+                matched = true
+            case .undecided:
+                break
+            }
+        }
         let document: RecordDocument
         do {
             document = try RecordJSON.decodeDocument(in: text, at: range.lowerBound, configuration: configuration).0
@@ -259,7 +299,7 @@ package struct NDJSONLineDecoder: Sendable {
         switch document {
         case .record(var record):
             if record.zoneID == nil, let zone { record.zoneID = zone }
-            try emit(.record(record, matched: false))
+            try emit(.record(record, matched: matched))
         case .recordError(let serverError):
             try emit(.reject(RecordFormatError(.serverError, serverError.description, byteOffset: range.lowerBound), raw: raw))
         case .response, .zones:

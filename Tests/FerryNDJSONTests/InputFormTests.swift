@@ -1,6 +1,7 @@
 import FerryIO
 import FerryNDJSON
 import FerryPipeline
+import FerryPredicate
 import FerryRecords
 import FerryTestSupport
 import Testing
@@ -267,5 +268,97 @@ struct ZoneListingPositionTests {
         converter.onZoneListing = { seen.append($0.line) }
         _ = try converter.run()
         #expect(seen == Array(starts[1...]))
+    }
+}
+
+@Suite("A filter screens each record of a response")
+struct ResponseScreeningTests {
+    /// Predicates whose evaluation never fails on generated records: a record the screening drops
+    /// unevaluated would have been dropped by evaluating it (a failing evaluation is reported, and
+    /// the screening does not report it: see the README on `--where`).
+    static let predicates = [
+        #"recordType == "Message""#, #"recordType == "Message" AND recordName CONTAINS[c] "A""#,
+        #"recordName BEGINSWITH "a" OR recordType == "Chat""#, #"zoneName == "Z" AND recordType BEGINSWITH "Re""#,
+    ]
+
+    /// `text` converted with `filter`, screened by its prefilter or (`screened` false) only
+    /// evaluated on each decoded record: output, rejects, failure, then the reports.
+    static func convert(_ text: String, filter: RecordFilter, screened: Bool, split: Bool, skip: Bool) -> [String] {
+        let sink = MemorySink(), rejects = MemorySink()
+        var reports: [String] = []
+        var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: "input", chunkSize: 100)
+        let sources: () throws -> (any ByteSource)? = {
+            defer { given = nil }
+            return given
+        }
+        let transform = RecordTransform(filter: filter)
+        let configuration = NDJSONParallelConverter.Configuration(threads: 2, chunkSize: 4096, minimumSplitSize: split ? 0 : .max)
+        let destination = NDJSONParallelConverter.Destination.encodedLines { bytes, _ in try sink.write(bytes) }
+        let policy: RecordErrorPolicy = skip ? .skip(rejects: rejects) : .fail
+        let converter = screened
+            ? NDJSONParallelConverter(sources: sources, destination: destination, policy: policy, transform: transform,
+                                      configuration: configuration)
+            : NDJSONParallelConverter(sources: sources, destination: destination, policy: policy, prefilter: nil,
+                                      transform: { record, _ in try transform.apply(&record) }, configuration: configuration)
+        converter.onReject = { reports.append("reject \($0)") }
+        converter.onTransformFailure = { reports.append("transform \($0)") }
+        var failure = "none"
+        do { _ = try converter.run() } catch { failure = "\(error)" }
+        return [String(decoding: sink.bytes, as: UTF8.self), String(decoding: rejects.bytes, as: UTF8.self), failure] + reports
+    }
+
+    @Test("Every form gives what evaluating each decoded record gives, whole or cut into runs", arguments: predicates)
+    func sameAsEvaluating(predicate: String) throws {
+        let filter = try RecordFilter(parsing: predicate)
+        #expect(filter.literals != nil || filter.fieldSelection != nil, "the predicate must give a prefilter")
+        let records = InputForms.records(seed: 99, count: 120)
+        let kept = try records.filter { try filter.matches($0) }.map(InputForms.compact)
+        #expect(!kept.isEmpty && kept.count < records.count, "the predicate should keep some records, not all: \(kept.count)")
+        for (name, text) in InputForms.forms(of: records) {
+            for split in [false, true] {
+                let screened = Self.convert(text, filter: filter, screened: true, split: split, skip: false)
+                let evaluated = Self.convert(text, filter: filter, screened: false, split: split, skip: false)
+                #expect(screened == evaluated, "\(name), cut: \(split)")
+                #expect(screened[0].split(separator: "\n").map(String.init) == kept, "\(name), cut: \(split)")
+            }
+        }
+    }
+
+    @Test("Records of a changes/zone response that name no zone are judged in their zone")
+    func zoneOfEntry() throws {
+        let filter = try RecordFilter(parsing: #"zoneName == "Z" AND recordType == "Message""#)
+        var records = InputForms.records(seed: 5, count: 80)
+        for index in records.indices { records[index].zoneID = nil }
+        let page = "{\"zones\":[{\"zoneID\":{\"zoneName\":\"Z\"},\"syncToken\":\"t\",\"records\":["
+            + records.map(InputForms.compact).joined(separator: ",") + "]}]}"
+        let text = InputForms.pretty(page) + "\n"
+        for split in [false, true] {
+            let screened = Self.convert(text, filter: filter, screened: true, split: split, skip: false)
+            #expect(screened == Self.convert(text, filter: filter, screened: false, split: split, skip: false), "cut: \(split)")
+            #expect(screened[0].split(separator: "\n").count == records.filter { $0.recordType == "Message" }.count)
+        }
+    }
+
+    @Test("A bad record of a response that could match is reported alike, screened or not", arguments: [false, true])
+    func badRecord(zones: Bool) throws {
+        let bad = 201
+        let type = try #require(DocumentSplitTests.records[bad].recordType)
+        let filter = try RecordFilter(parsing: "recordType == %@", arguments: [.string(type)])
+        let text = DocumentSplitTests.response(badAt: bad, zones: zones)
+        for split in [false, true] {
+            for skip in [false, true] {
+                let screened = Self.convert(text, filter: filter, screened: true, split: split, skip: skip)
+                let evaluated = Self.convert(text, filter: filter, screened: false, split: split, skip: skip)
+                #expect(screened == evaluated, "cut: \(split), skip: \(skip)")
+                #expect(skip ? screened.count == 4 && screened[3].contains("recordName") : screened[2].contains("recordName"),
+                        "the bad record must be reported: \(screened.dropFirst(2))")
+            }
+        }
+        // A response whose JSON breaks is reported alike too.
+        let broken = RejectedInputTests.brokenResponse(badAt: 25)
+        for split in [false, true] {
+            #expect(Self.convert(broken, filter: filter, screened: true, split: split, skip: true)
+                == Self.convert(broken, filter: filter, screened: false, split: split, skip: true))
+        }
     }
 }

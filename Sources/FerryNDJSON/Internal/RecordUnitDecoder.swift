@@ -244,22 +244,42 @@ package struct RecordUnitDecoder: Sendable {
             if offset >= text.count { return }
         }
         let rest = UnsafeRawBufferPointer(rebasing: text[offset...])
-        do {
-            try decoder.decodeDocuments(rest) { item in
-                localIndex += 1
-                var line = 1
-                var located = item
-                if case .reject(var error, let raw) = located {
-                    let position = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + error.byteOffset)
-                    line = position.line
-                    error.line = position.line
-                    error.column = position.column
-                    located = .reject(error, raw: raw)
-                } else if case .zoneListing(_, let start) = located {
-                    line = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + start).line
-                }
-                if try !me.pointee.handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+        /// Hands on an item whose offsets count from `base` in `rest`, placed in lines.
+        func deliver(_ item: consuming NDJSONLineItem, base: Int) throws {
+            localIndex += 1
+            var line = 1
+            var located = item
+            if case .reject(var error, let raw) = located {
+                let position = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + error.byteOffset)
+                line = position.line
+                error.line = position.line
+                error.column = position.column
+                located = .reject(error, raw: raw)
+            } else if case .zoneListing(_, let start) = located {
+                line = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + start).line
             }
+            if try !me.pointee.handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
+        }
+        do {
+            // Under a prefilter, responses are cut into their records, and each is screened on
+            // its own (a whole response would always hold the literals of some record).
+            if decoder.prefilter != nil,
+               let pieces = DocumentSplitter.pieces(of: rest, runBytes: Int.max, maximumDepth: framing.maximumDepth) {
+                for piece in pieces {
+                    switch piece {
+                    case .records(let run):
+                        for range in run.elements {
+                            try decoder.decodeElement(rest, range, zone: run.zone) { item in try deliver(item, base: 0) }
+                        }
+                    case .documents(let range):
+                        try decoder.decodeDocuments(UnsafeRawBufferPointer(rebasing: rest[range])) { item in
+                            try deliver(item, base: range.lowerBound)
+                        }
+                    }
+                }
+                return
+            }
+            try decoder.decodeDocuments(rest) { item in try deliver(item, base: 0) }
         } catch {
             return
         }
