@@ -30,6 +30,7 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("replay", replayTask),
     ("replay-check", replayCheckTask),
     ("responses", responsesTask),
+    ("responses-where", responsesWhereTask),
     ("replay-responses", replayResponsesTask),
     ("store-import", storeImportTask),
     ("store-replay", storeReplayTask),
