@@ -196,7 +196,7 @@ package struct NDJSONLineDecoder: Sendable {
                 try emit(.dropped)
                 return
             case .rejected(let error):
-                try emit(.reject(Self.located(error, in: line), raw: raw))
+                try emit(.reject(Self.located(Self.endingInside(error, line), in: line), raw: raw))
                 return
             case .matched:
                 matched = true
@@ -208,7 +208,7 @@ package struct NDJSONLineDecoder: Sendable {
         do {
             document = try RecordJSON.decodeDocument(line, configuration: configuration)
         } catch {
-            try emit(.reject(Self.located(error, in: line), raw: raw))
+            try emit(.reject(Self.located(Self.endingInside(error, line), in: line), raw: raw))
             return
         }
         try take(document, line: line, raw: raw, emit, matched: matched)
@@ -316,7 +316,7 @@ package struct NDJSONLineDecoder: Sendable {
         do {
             ranges = try RecordJSON.elementRanges(ofArrayIn: line, configuration: configuration)
         } catch {
-            try emit(.reject(Self.located(error, in: line), raw: raw))
+            try emit(.reject(Self.located(Self.endingInside(error, line), in: line), raw: raw))
             return
         }
         for range in ranges {
@@ -395,6 +395,20 @@ package struct NDJSONLineDecoder: Sendable {
     }
 
     /// The error with its column in `line` filled in.
+    /// `error` of a line, with a hint when the line ends inside its value: the usual cause is a
+    /// pretty-printed document after compact lines, in a file read as NDJSON because its first
+    /// line holds a whole value.
+    static func endingInside(_ error: RecordFormatError, _ line: UnsafeRawBufferPointer) -> RecordFormatError {
+        guard error.code == .truncated else { return error }
+        var end = line.count
+        while end > 0, line[end - 1] == 0x20 || line[end - 1] == 0x09 || line[end - 1] == 0x0D { end -= 1 }
+        guard error.byteOffset >= end else { return error }
+        var hinted = error
+        hinted.message += " at the end of the line: NDJSON holds one whole value per line (a file whose first line holds a "
+            + "whole value is read as NDJSON, so pretty-printed documents cannot follow compact lines; convert them apart)"
+        return hinted
+    }
+
     package static func located(_ error: RecordFormatError, in line: UnsafeRawBufferPointer) -> RecordFormatError {
         var located = error
         located.column = lineAndColumn(in: line, offset: error.byteOffset).column

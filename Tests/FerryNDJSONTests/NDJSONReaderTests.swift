@@ -96,6 +96,20 @@ struct NDJSONReaderTests {
         #expect(records.map(\.recordName) == (1...3).map { "Q0000000-0000-4000-8000-00000000000\($0)" })
     }
 
+    @Test("Pretty-printed documents after compact lines fail at the first, saying why")
+    func prettyAfterLines() throws {
+        for document in ["{\n  \"recordName\" : \"b\"\n}\n", "{\n  \"records\" : [ {\n    \"recordName\" : \"b\"\n  } ]\n}\n",
+                         "[ {\r\n  \"recordName\" : \"b\"\r\n} ]\r\n"] {
+            let bytes = Array(("{\"recordName\":\"a\"}\n" + document).utf8)
+            let error = #expect(throws: RecordFormatError.self) { try readAll(bytes) }
+            #expect(error?.line == 2)
+            #expect(error?.message.contains("NDJSON holds one whole value per line") == true, "\(error?.message ?? "")")
+        }
+        // A line cut inside a string is a line cut short: no hint.
+        let cut = #expect(throws: RecordFormatError.self) { try readAll(Array("{\"recordName\":\"a\"}\n{\"recordName\":\"b\n".utf8)) }
+        #expect(cut?.message.contains("NDJSON holds") == false)
+    }
+
     @Test("Per-record server errors are reported with their position, not skipped silently")
     func serverErrors() throws {
         let bytes = try sample("lookup-response-with-error.json")
