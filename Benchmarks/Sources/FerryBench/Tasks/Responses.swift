@@ -18,9 +18,7 @@ import Darwin
 /// `SHARED/records_to_query_files.py`) and RESPONSES_GZ (default RESPONSES + `-gz`). Units are
 /// responses; MB/s are of the uncompressed responses, for the gzipped folder too.
 @MainActor func responsesTask() {
-    let (folder, gzFolder) = Bench.responseFolders("RESPONSES", name: "query-responses") { out in
-        "python3 '\(Bench.shared)/records_to_query_files.py' '\(Bench.ensureData("records.ndjson", count: 1_000_000))' '\(out)'"
-    }
+    let (folder, gzFolder) = queryResponseFolders()
     let (files, bytes) = folderContents(folder)
     let gzipped = folderContents(gzFolder)
     guard files > 0, gzipped.files == files else { fatal("\(folder) holds \(files) files and \(gzFolder) \(gzipped.files): expected the same, at least one") }
@@ -61,6 +59,14 @@ import Darwin
         checkRecords("jq's NDJSON from the .json folder and the orjson loop's hold the same records", jqOut, orjsonOut)
     }
     for path in outputs { unlink(path) }
+}
+
+/// The saved `records/query` folders (RESPONSES, RESPONSES_GZ): made from records.ndjson with
+/// `SHARED/records_to_query_files.py` when missing, the gzipped copy from the plain one.
+@MainActor func queryResponseFolders() -> (plain: String, gzipped: String) {
+    Bench.responseFolders("RESPONSES", name: "query-responses") { out in
+        "python3 '\(Bench.shared)/records_to_query_files.py' '\(Bench.ensureData("records.ndjson", count: 1_000_000))' '\(out)'"
+    }
 }
 
 /// Compares two NDJSON record files as multisets of parsed JSON records

@@ -11,9 +11,7 @@ import Darwin
 /// with `filter_orjson.py`'s test (`Benchmarks/Peers/query_files_filter_orjson.py`), interleaved.
 /// Then an untimed check that the three outputs hold the same records.
 @MainActor func responsesWhereTask() {
-    let (folder, _) = Bench.responseFolders("RESPONSES", name: "query-responses") { out in
-        "python3 '\(Bench.shared)/records_to_query_files.py' '\(Bench.ensureData("records.ndjson", count: 1_000_000))' '\(out)'"
-    }
+    let (folder, _) = queryResponseFolders()
     let (files, bytes) = folderContents(folder)
     guard files > 0 else { fatal("\(folder) holds no files") }
     let predicate = #"recordType == "Message" AND count > 50 AND text CONTAINS[c] "hello""#
