@@ -54,21 +54,27 @@ struct Inspect: ParsableCommand {
         let reportSkipped = skippedInputReporter(quiet: quiet)
         do {
             let paths = FileReadahead(try expandInputs(inputs, quiet: quiet))
-            while let path = paths.next() {
-                switch StoreFile.kind(at: path) {
-                case .store:
-                    // A store describes itself too: its tables are summed up, its records not read.
-                    stores.append(try StoreSummary(path: path))
-                    continue
-                case .otherSQLite(let id):
-                    throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(.otherSQLite(applicationID: id)))
-                default:
-                    break
+            let policy: RecordErrorPolicy = onError == .skip ? .skip(rejects: nil) : .fail
+            let onReject: (any Error) -> Void = { error in
+                progress.clear()
+                reportSkipped(error)
+            }
+            // An input met while NDJSON and response inputs were read, opened or not, for the loop.
+            var pending: (path: String, input: ArchiveDetection.Input?)?
+            while let (path, opened) = pending.take() ?? paths.next().map({ ($0, nil) }) {
+                if opened == nil {
+                    switch StoreFile.kind(at: path) {
+                    case .store:
+                        // A store describes itself too: its tables are summed up, its records not read.
+                        stores.append(try StoreSummary(path: path))
+                        continue
+                    case .otherSQLite(let id):
+                        throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(.otherSQLite(applicationID: id)))
+                    default:
+                        break
+                    }
                 }
-                let input = try ArchiveDetection.openInput(try openInputFile(path, declared: nil))
-                let policy: RecordErrorPolicy = onError == .skip ? .skip(rejects: nil) : .fail
-                let reader: any RecordReader
-                var archive: ArchiveReader?
+                let input = try opened ?? ArchiveDetection.openInput(try openInputFile(path, declared: nil))
                 if input.isArchive {
                     let opened = try ArchiveReader(source: input.source, policy: policy)
                     if opened.manifestPlacement == .first {
@@ -77,27 +83,55 @@ struct Inspect: ParsableCommand {
                         continue
                     }
                     // No manifest up front: what it holds is what its record files hold.
-                    archive = opened
-                    reader = ArchiveRecordReader(opened)
-                } else {
-                    reader = try openRecordReader(input.source, name: path, options: RecordInputOptions(policy: policy))
-                }
-                reader.onReject = { error in
-                    progress.clear()
-                    reportSkipped(error)
-                }
-                while let record = try reader.next() {
-                    summary.add(record)
-                    if progress.isEnabled {
-                        progress.update(records: summary.records, bytes: summary.bytes + reader.bytesRead, clock: clock)
+                    try read(ArchiveRecordReader(opened), into: &summary, progress: progress, clock: clock, onReject: onReject)
+                    if opened.manifestPlacement != .notRead {
+                        manifests.append((path, opened.manifest)) // a manifest after other members
                     }
+                    continue
                 }
-                summary.bytes += reader.bytesRead
-                summary.rejected += reader.rejectedCount
-                summary.zoneListings += reader.zoneListings
-                if let archive, archive.manifestPlacement != .notRead {
-                    manifests.append((path, archive.manifest)) // a manifest after other members
+                guard try inputFormat(of: input.source, isArchive: false, declared: nil) == .ndjson else {
+                    try read(try openRecordReader(input.source, name: path, options: RecordInputOptions(policy: policy)),
+                             into: &summary, progress: progress, clock: clock, onReject: onReject)
+                    continue
                 }
+                // NDJSON and saved responses, this input and the next ones of those formats, are
+                // decoded on every core, as `convert` decodes them; the input after them waits.
+                var given: (any ByteSource)? = input.source
+                let converter = NDJSONParallelConverter(
+                    sources: {
+                        if let source = given {
+                            given = nil
+                            return source
+                        }
+                        guard let next = paths.next() else { return nil }
+                        switch StoreFile.kind(at: next) {
+                        case .store, .otherSQLite:
+                            pending = (next, nil)
+                            return nil
+                        default:
+                            break
+                        }
+                        let input = try ArchiveDetection.openInput(try openInputFile(next, declared: nil))
+                        guard !input.isArchive, try inputFormat(of: input.source, isArchive: false, declared: nil) == .ndjson else {
+                            pending = (next, input)
+                            return nil
+                        }
+                        return input.source
+                    },
+                    destination: .records { record in
+                        summary.add(record)
+                        return true
+                    },
+                    policy: policy)
+                converter.onReject = onReject
+                converter.onZoneListing = { listing in summary.zoneListings.append(listing) }
+                let bytesBefore = summary.bytes
+                if progress.isEnabled {
+                    converter.onProgress = { now in progress.update(records: summary.records, bytes: bytesBefore + now.bytesRead, clock: clock) }
+                }
+                let statistics = try converter.run()
+                summary.bytes += statistics.bytesRead
+                summary.rejected += statistics.rejected
             }
         } catch {
             progress.clear()
@@ -136,6 +170,22 @@ struct Inspect: ParsableCommand {
             if showRecords { parts.append(summary.text) }
             print(parts.joined(separator: "\n"), terminator: "")
         }
+    }
+
+    /// Adds the records of `reader` (XML, an archive without a manifest up front) to `summary`,
+    /// on this thread.
+    private func read(_ reader: any RecordReader, into summary: inout DatasetSummary, progress: Progress, clock: Stopwatch,
+                      onReject: @escaping (any Error) -> Void) throws {
+        reader.onReject = onReject
+        while let record = try reader.next() {
+            summary.add(record)
+            if progress.isEnabled {
+                progress.update(records: summary.records, bytes: summary.bytes + reader.bytesRead, clock: clock)
+            }
+        }
+        summary.bytes += reader.bytesRead
+        summary.rejected += reader.rejectedCount
+        summary.zoneListings += reader.zoneListings
     }
 }
 
