@@ -141,30 +141,33 @@ package struct NDJSONLineDecoder: Sendable {
     /// (The prefilter is reached through optional chaining, not bound: a binding copies it,
     /// retaining what it holds, which every decoding thread shares.)
     package func screen(_ bytes: UnsafeRawBufferPointer, zone: ZoneID? = nil) -> Screening {
-        if prefilter?.mightMatch?(bytes) == false, !ByteSearch.contains(bytes, #"\u"#) {
-            // The literals are missing: unless the object is something other than a record (a
-            // response or an error entry, which are decoded and reported), drop it after
-            // checking that it is well-formed.
-            let check = JSONValidator.check(bytes, maximumDepth: configuration.maximumDepth)
-            if check.isWellFormed && check.isRecordObject { return .dropped }
-            if !check.isWellFormed {
-                do throws(RecordFormatError) {
-                    try RecordJSON.validate(bytes, configuration: configuration)
-                } catch {
-                    return .rejected(error)
-                }
-            }
-            // Well-formed but possibly not a record: decoded in full.
+        if prefilter?.mightMatch?(bytes) == false, !ByteSearch.contains(bytes, #"\u"#), let outcome = drop(bytes) {
+            return outcome
         }
         guard prefilter?.decide != nil, var partial = prefilter?.selection.flatMap({ selection in
             try? RecordJSON.decodeRecord(bytes, selecting: selection, configuration: configuration)
         }) else { return .undecided }
         if partial.zoneID == nil, let zone { partial.zoneID = zone }
         switch prefilter?.decide?(partial) {
-        case .drop: return .dropped
+        case .drop: return drop(bytes) ?? .undecided
         case .matched: return .matched
         case .keep, nil: return .undecided
         }
+    }
+
+    /// A record the prefilter rules out is dropped once it is found well-formed (the partial
+    /// decode skips what it does not read unchecked). `nil` for a well-formed object that may be
+    /// something other than a record (a response, a zone listing or an error entry, which are
+    /// decoded and reported).
+    private func drop(_ bytes: UnsafeRawBufferPointer) -> Screening? {
+        let check = JSONValidator.check(bytes, maximumDepth: configuration.maximumDepth)
+        if check.isWellFormed { return check.isRecordObject ? .dropped : nil }
+        do throws(RecordFormatError) {
+            try RecordJSON.validate(bytes, configuration: configuration)
+        } catch {
+            return .rejected(error)
+        }
+        return nil // (the two validators accept the same texts)
     }
 
     /// Decodes `line` into `record`, replacing all of it, when it is a plain record dictionary
@@ -394,21 +397,24 @@ package struct NDJSONLineDecoder: Sendable {
         }
     }
 
-    /// The error with its column in `line` filled in.
-    /// `error` of a line, with a hint when the line ends inside its value: the usual cause is a
-    /// pretty-printed document after compact lines, in a file read as NDJSON because its first
-    /// line holds a whole value.
+    /// `error` of a line, with a hint when the line ends right after opening an object or an
+    /// array, as the first line of a pretty-printed document does: the usual cause is such a
+    /// document after compact lines, in a file read as NDJSON because its first line holds a
+    /// whole value. (A line cut short, as by an interrupted download, seldom ends so.)
     static func endingInside(_ error: RecordFormatError, _ line: UnsafeRawBufferPointer) -> RecordFormatError {
         guard error.code == .truncated else { return error }
         var end = line.count
         while end > 0, line[end - 1] == 0x20 || line[end - 1] == 0x09 || line[end - 1] == 0x0D { end -= 1 }
-        guard error.byteOffset >= end else { return error }
+        guard end > 0, error.byteOffset >= end, line[end - 1] == UInt8(ascii: "{") || line[end - 1] == UInt8(ascii: "[") else {
+            return error
+        }
         var hinted = error
         hinted.message += " at the end of the line: NDJSON holds one whole value per line (a file whose first line holds a "
             + "whole value is read as NDJSON, so pretty-printed documents cannot follow compact lines; convert them apart)"
         return hinted
     }
 
+    /// The error with its column in `line` filled in.
     package static func located(_ error: RecordFormatError, in line: UnsafeRawBufferPointer) -> RecordFormatError {
         var located = error
         located.column = lineAndColumn(in: line, offset: error.byteOffset).column

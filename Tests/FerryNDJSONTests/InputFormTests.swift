@@ -283,10 +283,11 @@ struct ResponseScreeningTests {
 
     /// `text` converted with `filter`, screened by its prefilter or (`screened` false) only
     /// evaluated on each decoded record: output, rejects, failure, then the reports.
-    static func convert(_ text: String, filter: RecordFilter, screened: Bool, split: Bool, skip: Bool) -> [String] {
+    static func convert(_ text: String, bytes: [UInt8]? = nil, filter: RecordFilter, screened: Bool, split: Bool,
+                        skip: Bool) -> [String] {
         let sink = MemorySink(), rejects = MemorySink()
         var reports: [String] = []
-        var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: "input", chunkSize: 100)
+        var given: (any ByteSource)? = MemorySource(bytes ?? Array(text.utf8), name: "input", chunkSize: 100)
         let sources: () throws -> (any ByteSource)? = {
             defer { given = nil }
             return given
@@ -336,6 +337,43 @@ struct ResponseScreeningTests {
             let screened = Self.convert(text, filter: filter, screened: true, split: split, skip: false)
             #expect(screened == Self.convert(text, filter: filter, screened: false, split: split, skip: false), "cut: \(split)")
             #expect(screened[0].split(separator: "\n").count == records.filter { $0.recordType == "Message" }.count)
+        }
+    }
+
+    @Test("What the screening drops is checked; documents it must not cut are read whole",
+          arguments: [
+            // Ruled out by the field the predicate reads, with a bad escape in another field.
+            #"{"recordName":"a","fields":{"count":{"value":1},"t":{"value":"\q"}}}"# + "\n"
+                + #"{"recordName":"b","fields":{"count":{"value":100}}}"#,
+            // Ruled out by its literals, with bad UTF-8 in a string.
+            #"{"recordName":"a","recordType":"Other","fields":{"t":{"value":"\#u{FFFD}x"}}}"#,
+            // A zone listing, and a zone's error entry, under a filter.
+            #"{"zones":[{"zoneID":{"zoneName":"A"},"syncToken":"S"}]}"#,
+            #"{"zones":[{"zoneID":{"zoneName":"A"},"serverErrorCode":"ZONE_NOT_FOUND"}]}"#,
+            // A response with both `records` and `zones`: its decoder reads `records` only.
+            #"{"records":[{"recordName":"a","recordType":"Foo"}],"zones":[{"zoneID":{"zoneName":"Z"},"records":[{"recordName":"b","recordType":"Foo"}]}]}"#,
+            #"{"zones":[{"zoneID":{"zoneName":"Z"},"records":[{"recordName":"b","recordType":"Foo"}]}],"records":[{"recordName":"a","recordType":"Foo"}]}"#,
+          ])
+    func screenedAlike(text: String) throws {
+        var bytes = Array(text.utf8)
+        // The second case's replacement character stands for a byte that is not UTF-8.
+        if let at = bytes.firstIndex(of: 0xEF) { bytes.replaceSubrange(at..<at + 3, with: [0xFF]) }
+        let input = bytes == Array(text.utf8) ? text : nil
+        for predicate in [#"count > 50"#, #"recordType == "Foo""#] {
+            let filter = try RecordFilter(parsing: predicate)
+            for pretty in [false, true] {
+                for skip in [false, true] {
+                    let lines = text.split(separator: "\n").map(String.init)
+                    let valid = input != nil && lines.allSatisfy { (try? JSONValue(parsing: $0)) != nil }
+                    if pretty && !valid { continue }
+                    let source = (pretty ? lines.map { InputForms.pretty($0) } : lines).joined(separator: "\n") + "\n"
+                    let screened = Self.convert(source, bytes: input == nil ? bytes + [0x0A] : nil, filter: filter, screened: true,
+                                                split: false, skip: skip)
+                    let evaluated = Self.convert(source, bytes: input == nil ? bytes + [0x0A] : nil, filter: filter, screened: false,
+                                                 split: false, skip: skip)
+                    #expect(screened == evaluated, "\(predicate), pretty: \(pretty), skip: \(skip)")
+                }
+            }
         }
     }
 

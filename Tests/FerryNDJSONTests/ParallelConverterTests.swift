@@ -418,6 +418,8 @@ struct JSONValidatorTests {
         }
         #expect(isRecord(#"{"recordName":"a","fields":{"records":{"value":1}}}"#))
         #expect(!isRecord(#"{"records":[]}"#))
+        #expect(!isRecord(#"{"zones":[{"zoneID":{"zoneName":"A"},"serverErrorCode":"ZONE_NOT_FOUND"}]}"#))
+        #expect(isRecord(#"{"recordName":"a","fields":{"zones":{"value":1}}}"#))
         #expect(!isRecord(#"{"recordName":"a","serverErrorCode":"NOT_FOUND"}"#))
         #expect(!isRecord("[]"))
     }

@@ -57,17 +57,22 @@ enum DocumentSplitter {
         do throws(RecordFormatError) {
             try s.beginObject()
             let mark = scratch.mark
-            var sawRecords = false
+            var sawRecords = false, sawZones = false
             var first = true
             while try s.nextMember(&first) {
                 let key = try s.readKey(recordingIn: &scratch, from: mark)
                 s.skipWhitespace()
                 if s.equals(key, "records") && s.current == UInt8(ascii: "[") {
+                    // A document with `records` and `zones` is read as its decoder reads it:
+                    // its `records` only.
+                    guard !sawZones else { return nil }
                     try collect(&s, zone: nil, runBytes: runBytes, into: &result)
                     sawRecords = true
                 } else if s.equals(key, "zones") && s.current == UInt8(ascii: "[") {
+                    guard !sawRecords else { return nil }
                     guard try zoneRuns(&s, scratch: &scratch, runBytes: runBytes, into: &result) else { return nil }
                     sawRecords = true
+                    sawZones = true
                 } else if isRecordKey(key, s) {
                     return nil // a record with a member named `records`: read whole
                 } else {

@@ -13,9 +13,9 @@ package enum JSONValidator {
     package struct Result: Equatable {
         /// Whether the input is one well-formed JSON value (surrounding whitespace allowed).
         package var isWellFormed: Bool
-        /// Whether it is an object whose top-level keys include neither `records` nor
-        /// `serverErrorCode` (so it can only be a record dictionary, not a response or an error
-        /// entry). Meaningful only when well-formed.
+        /// Whether it is an object whose top-level keys include none of `records`, `zones` and
+        /// `serverErrorCode` (so it can only be a record dictionary, not a response, a zone
+        /// listing or an error entry). Meaningful only when well-formed.
         package var isRecordObject: Bool
     }
 
@@ -281,11 +281,12 @@ package enum JSONValidator {
         }
     }
 
-    /// Whether the key bytes are `records` or `serverErrorCode` (escaped spellings are caught by
+    /// Whether the key bytes are `records`, `zones` or `serverErrorCode` (escaped spellings are caught by
     /// callers, which treat any line with `\u` as possibly something else).
     @inline(__always)
     fileprivate static func isNotRecordKey(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         let n = end - start
+        if n == 5 { return memcmp(base + start, "zones", 5) == 0 }
         if n == 7 { return memcmp(base + start, "records", 7) == 0 }
         if n == 15 { return memcmp(base + start, "serverErrorCode", 15) == 0 }
         return false
