@@ -147,7 +147,7 @@ package struct NDJSONLineDecoder: Sendable {
         guard prefilter?.decide != nil, var partial = prefilter?.selection.flatMap({ selection in
             try? RecordJSON.decodeRecord(bytes, selecting: selection, configuration: configuration)
         }) else { return .undecided }
-        if partial.zoneID == nil, let zone { partial.zoneID = zone }
+        if let zone { partial.placeInZone(zone) }
         switch prefilter?.decide?(partial) {
         case .drop: return drop(bytes) ?? .undecided
         case .matched: return .matched
@@ -301,7 +301,7 @@ package struct NDJSONLineDecoder: Sendable {
         }
         switch document {
         case .record(var record):
-            if record.zoneID == nil, let zone { record.zoneID = zone }
+            if let zone { record.placeInZone(zone) }
             try emit(.record(record, matched: matched))
         case .recordError(let serverError):
             try emit(.reject(RecordFormatError(.serverError, serverError.description, byteOffset: range.lowerBound), raw: raw))
@@ -386,7 +386,7 @@ package struct NDJSONLineDecoder: Sendable {
             let entryBytes = UnsafeRawBufferPointer(rebasing: line[range])
             switch entry.content {
             case .record(var record):
-                if record.zoneID == nil, let zone { record.zoneID = zone }
+                if let zone { record.placeInZone(zone) }
                 try emit(.record(record, matched: false))
             case .error(let serverError):
                 let error = RecordFormatError(.serverError, serverError.description, byteOffset: range.lowerBound)

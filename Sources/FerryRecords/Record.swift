@@ -57,6 +57,15 @@ public struct Record: Hashable, Sendable {
     /// The zone name, `_defaultZone` when the record gives none.
     public var zoneName: String { zoneID?.zoneName ?? ZoneID.defaultZoneName }
 
+    /// Places a record that names no zone in `zone` (the zone of the `changes/zone` entry or the
+    /// `records/changes` page it came in). A `"zoneID": null` it held is replaced, not kept
+    /// beside the zone (a key written twice).
+    public mutating func placeInZone(_ zone: ZoneID) {
+        guard zoneID == nil else { return }
+        zoneID = zone
+        if unknownKeys["zoneID"] == .null { unknownKeys["zoneID"] = nil }
+    }
+
     /// Whether this is a tombstone (`"deleted": true`).
     public var isDeleted: Bool { deleted == true }
 

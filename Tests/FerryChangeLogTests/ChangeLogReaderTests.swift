@@ -108,6 +108,21 @@ struct ChangeLogReaderTests {
         #expect(try events(array).count == 3)
     }
 
+    @Test("A record of a zone entry with \"zoneID\": null is placed in the entry's zone, the null dropped")
+    func nullZoneID() throws {
+        let record = #"{"recordName":"a","recordType":"Item","zoneID":null,"fields":{"n":{"value":1,"type":"INT64"}}}"#
+        for page in ["{\"zones\":[{\"zoneID\":\(chats),\"syncToken\":\"P1\",\"records\":[\(record)]}]}",
+                     "{\n  \"zones\" : [ {\n    \"zoneID\" : \(chats),\n    \"syncToken\" : \"P1\",\n    \"records\" : [ \(record) ]\n  } ]\n}"] {
+            for threads in decodingModes {
+                let replayer = try replay(Array((page + "\n").utf8), .init(decodingThreads: threads))
+                // The state's JSON decodes (a key written twice would not) and holds the zone once.
+                let records = try replayer.state.records()
+                #expect(canonical(records) == [#"{"recordName":"a","recordType":"Item","zoneID":{"zoneName":"Chats","ownerRecordName":"_o"},"fields":{"n":{"value":1,"type":"INT64"}}}"#],
+                        "\(threads) threads")
+            }
+        }
+    }
+
     @Test("A last line without a newline is read, in every decoding mode")
     func lastLine() throws {
         for threads in decodingModes {

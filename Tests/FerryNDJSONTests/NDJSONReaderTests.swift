@@ -112,6 +112,19 @@ struct NDJSONReaderTests {
         }
     }
 
+    @Test("A record of a zone entry or a records/changes page with \"zoneID\": null is placed in its zone, the null dropped")
+    func nullZoneID() throws {
+        let record = #"{"recordName":"a","recordType":"T","zoneID":null}"#
+        let expected = [#"{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z"}}"#]
+        for page in [#"{"zones":[{"zoneID":{"zoneName":"Z"},"records":["# + record + "]}]}",
+                     #"{"records":["# + record + #"],"zoneID":{"zoneName":"Z"},"syncToken":"s"}"#] {
+            for text in [page, page.replacingOccurrences(of: ",", with: ",\n  ")] {
+                let records = try readAll(Array((text + "\n").utf8))
+                #expect(records.map(RecordJSON.encodedString) == expected, "\(text)")
+            }
+        }
+    }
+
     @Test("Per-record server errors are reported with their position, not skipped silently")
     func serverErrors() throws {
         let bytes = try sample("lookup-response-with-error.json")

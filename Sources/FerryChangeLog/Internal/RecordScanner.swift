@@ -100,8 +100,17 @@ struct RecordScanner {
         case .saved, .deleted:
             break
         }
-        let json = UnsafeRawBufferPointer(rebasing: text[summary.json])
+        var json = UnsafeRawBufferPointer(rebasing: text[summary.json])
         let insert = zoneToInsert(recordZone: summary.zoneID, insertingZone: insertingZone)
+        // A `"zoneID": null` makes way for the zone inserted (a key written twice otherwise): the
+        // record is written again without it (rare, so through a JSON value).
+        var rewritten: [UInt8] = []
+        if insert != nil, summary.hasNullZoneID, case .object(var object) = try RecordJSON.parseValue(json) {
+            object["zoneID"] = nil
+            var out = JSONOutput(capacity: json.count)
+            out.appendValue(.object(object))
+            rewritten = out.array
+        }
         let name = summary.name!
         // Names and tags are bytes of the text unless they hold escapes (then decoded strings).
         var nameString = name.isEscaped ? try s.string(name) : nil
@@ -110,9 +119,14 @@ struct RecordScanner {
             Self.withBytes(of: summary.tag, decoded: &tagString, in: text) { tagBytes in
                 summaries.references.withUnsafeBytes { references in
                     zonePrefix.withUnsafeBytes { prefix in
-                        RecordBlob.make(name: nameBytes!, tag: tagBytes, modified: summary.modified, references: references, json: json,
-                                        compacting: summary.hasWhitespace, zonePrefix: insert == nil ? nil : prefix, in: arena,
-                                        referencingJSON: referencesText, pointingAtWhitespace: pointsAtWhitespace)
+                        rewritten.withUnsafeBytes { rewrittenJSON in
+                            if !rewritten.isEmpty { json = rewrittenJSON }
+                            return RecordBlob.make(name: nameBytes!, tag: tagBytes, modified: summary.modified, references: references,
+                                                   json: json, compacting: rewritten.isEmpty && summary.hasWhitespace,
+                                                   zonePrefix: insert == nil ? nil : prefix, in: arena,
+                                                   referencingJSON: rewritten.isEmpty && referencesText,
+                                                   pointingAtWhitespace: pointsAtWhitespace)
+                        }
                     }
                 }
             }

@@ -293,7 +293,7 @@ extension JSONScanner {
                 response.zoneID = zoneID
                 for index in response.entries.indices {
                     if case .record(var entry) = response.entries[index].content, entry.zoneID == nil {
-                        entry.zoneID = zoneID
+                        entry.placeInZone(zoneID)
                         response.entries[index].content = .record(entry)
                     }
                 }

@@ -31,6 +31,8 @@ package struct RecordSummary {
     package var json: Range<Int>
     /// Whether there is whitespace between its tokens (the JSON is not compact).
     package var hasWhitespace: Bool
+    /// Whether it has `"zoneID": null` (it names no zone, and a zone given to it replaces the null).
+    package var hasNullZoneID = false
 }
 
 /// Reads record dictionaries for a ``RecordSummary`` and checks that the rest is valid JSON
@@ -127,6 +129,7 @@ package struct RecordSummaryScanner {
             s.skipWhitespace()
             if s.current == UInt8(ascii: "n") {
                 // `null` under any key is kept as it is and means nothing here.
+                if Self.token(key, is: "zoneID", in: text) { summary.hasNullZoneID = true }
                 try s.skipValue(scratch: &scratch)
                 continue
             }
