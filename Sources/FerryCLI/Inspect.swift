@@ -59,24 +59,18 @@ struct Inspect: ParsableCommand {
                 progress.clear()
                 reportSkipped(error)
             }
-            // An input met while NDJSON and response inputs were read, opened or not, for the loop.
-            var pending: (path: String, input: ArchiveDetection.Input?)?
-            while let (path, opened) = pending.take() ?? paths.next().map({ ($0, nil) }) {
-                if opened == nil {
-                    switch StoreFile.kind(at: path) {
-                    case .store:
-                        // A store describes itself too: its tables are summed up, its records not read.
-                        stores.append(try StoreSummary(path: path))
-                        continue
-                    case .otherSQLite(let id):
-                        throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(.otherSQLite(applicationID: id)))
-                    default:
-                        break
-                    }
-                }
-                let input = try opened ?? ArchiveDetection.openInput(try openInputFile(path, declared: nil))
-                if input.isArchive {
-                    let opened = try ArchiveReader(source: input.source, policy: policy)
+            // Each input is opened and recognized once (``openInput(_:declared:)``, as `convert`
+            // does); one met while NDJSON and response inputs were read waits here for the loop.
+            var pending: OpenedInput?
+            while let input = try pending.take() ?? paths.next().map({ try openInput($0, declared: nil) }) {
+                let path = input.path
+                switch input.format {
+                case .store:
+                    // A store describes itself too: its tables are summed up, its records not read.
+                    stores.append(try StoreSummary(path: path))
+                    continue
+                case .archive:
+                    let opened = try ArchiveReader(source: input.source!, policy: policy)
                     if opened.manifestPlacement == .first {
                         // An archive describes itself: its manifest is read, not its records.
                         manifests.append((path, opened.manifest))
@@ -88,35 +82,28 @@ struct Inspect: ParsableCommand {
                         manifests.append((path, opened.manifest)) // a manifest after other members
                     }
                     continue
-                }
-                guard try inputFormat(of: input.source, isArchive: false, declared: nil) == .ndjson else {
-                    try read(try openRecordReader(input.source, name: path, options: RecordInputOptions(policy: policy)),
+                case .xml:
+                    try read(try openRecordReader(input.source!, name: path, options: RecordInputOptions(policy: policy)),
                              into: &summary, progress: progress, clock: clock, onReject: onReject)
                     continue
+                case .ndjson:
+                    break
                 }
                 // NDJSON and saved responses, this input and the next ones of those formats, are
                 // decoded on every core, as `convert` decodes them; the input after them waits.
-                var given: (any ByteSource)? = input.source
+                var given = input.source
                 let converter = NDJSONParallelConverter(
                     sources: {
                         if let source = given {
                             given = nil
                             return source
                         }
-                        guard let next = paths.next() else { return nil }
-                        switch StoreFile.kind(at: next) {
-                        case .store, .otherSQLite:
-                            pending = (next, nil)
-                            return nil
-                        default:
-                            break
-                        }
-                        let input = try ArchiveDetection.openInput(try openInputFile(next, declared: nil))
-                        guard !input.isArchive, try inputFormat(of: input.source, isArchive: false, declared: nil) == .ndjson else {
-                            pending = (next, input)
+                        guard let next = try paths.next().map({ try openInput($0, declared: nil) }) else { return nil }
+                        guard next.format == .ndjson else {
+                            pending = next
                             return nil
                         }
-                        return input.source
+                        return next.source
                     },
                     destination: .records { record in
                         summary.add(record)
