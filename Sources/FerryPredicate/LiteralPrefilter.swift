@@ -174,8 +174,8 @@ private final class NeedleStorage: Sendable {
     // `Sendable`: `memory` is written only by `init`.
     nonisolated(unsafe) let memory: UnsafeMutableRawBufferPointer
 
-    init(byteCount: Int) {
-        memory = .allocate(byteCount: max(byteCount, 1), alignment: MemoryLayout<UnsafeRawBufferPointer>.alignment)
+    init(byteCount: Int, alignment: Int) {
+        memory = .allocate(byteCount: max(byteCount, 1), alignment: alignment)
     }
 
     deinit { memory.deallocate() }
@@ -199,11 +199,13 @@ private struct Needles: @unchecked Sendable {
         let bytes = literals.reduce(0) { $0 + $1.bytes.count + $1.foldingSequences.reduce(0) { $0 + $1.count } }
         let entryBytes = literals.count * MemoryLayout<Entry>.stride
         let sequenceBytes = sequences * MemoryLayout<UnsafeRawBufferPointer>.stride
-        storage = NeedleStorage(byteCount: entryBytes + sequenceBytes + bytes)
+        storage = NeedleStorage(byteCount: entryBytes + sequenceBytes + bytes,
+                                alignment: max(MemoryLayout<Entry>.alignment, MemoryLayout<UnsafeRawBufferPointer>.alignment))
         let base = storage.memory.baseAddress!
         let entryPointer = base.bindMemory(to: Entry.self, capacity: literals.count)
         let sequencePointer = (base + entryBytes).bindMemory(to: UnsafeRawBufferPointer.self, capacity: sequences)
-        var byteAt = base + entryBytes + sequenceBytes
+        // The literals' bytes are read as `UInt8` (`assumingMemoryBound`): bound so here.
+        var byteAt = UnsafeMutableRawPointer((base + entryBytes + sequenceBytes).bindMemory(to: UInt8.self, capacity: bytes))
         var sequenceAt = 0
         func place(_ source: [UInt8]) -> UnsafeRawBufferPointer {
             source.withUnsafeBytes { byteAt.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(byteAt), byteCount: $0.count) }
