@@ -140,8 +140,8 @@ package struct NDJSONLineDecoder: Sendable {
     ///
     /// (The prefilter is reached through optional chaining, not bound: a binding copies it,
     /// retaining what it holds, which every decoding thread shares.)
-    package func screen(_ bytes: UnsafeRawBufferPointer, zone: ZoneID? = nil) -> Screening {
-        if prefilter?.mightMatch?(bytes) == false, !ByteSearch.contains(bytes, #"\u"#), let outcome = drop(bytes) {
+    package func screen(_ bytes: UnsafeRawBufferPointer, zone: ZoneID? = nil, checked: JSONValidator.Result? = nil) -> Screening {
+        if prefilter?.mightMatch?(bytes) == false, !ByteSearch.contains(bytes, #"\u"#), let outcome = drop(bytes, checked: checked) {
             return outcome
         }
         guard prefilter?.decide != nil, var partial = prefilter?.selection.flatMap({ selection in
@@ -149,7 +149,7 @@ package struct NDJSONLineDecoder: Sendable {
         }) else { return .undecided }
         if let zone { partial.placeInZone(zone) }
         switch prefilter?.decide?(partial) {
-        case .drop: return drop(bytes) ?? .undecided
+        case .drop: return drop(bytes, checked: checked) ?? .undecided
         case .matched: return .matched
         case .keep, nil: return .undecided
         }
@@ -159,8 +159,10 @@ package struct NDJSONLineDecoder: Sendable {
     /// decode skips what it does not read unchecked). `nil` for a well-formed object that may be
     /// something other than a record (a response, a zone listing or an error entry, which are
     /// decoded and reported).
-    private func drop(_ bytes: UnsafeRawBufferPointer) -> Screening? {
-        let check = JSONValidator.check(bytes, maximumDepth: configuration.maximumDepth)
+    /// `checked`: the ``JSONValidator`` outcome for `bytes` when the caller has it already (one
+    /// that is not well-formed is checked again).
+    private func drop(_ bytes: UnsafeRawBufferPointer, checked: JSONValidator.Result? = nil) -> Screening? {
+        let check = checked?.isWellFormed == true ? checked! : JSONValidator.check(bytes, maximumDepth: configuration.maximumDepth)
         if check.isWellFormed { return check.isRecordObject ? .dropped : nil }
         do throws(RecordFormatError) {
             try RecordJSON.validate(bytes, configuration: configuration)
@@ -272,13 +274,14 @@ package struct NDJSONLineDecoder: Sendable {
     /// Decodes one record of a large response cut into runs (``DocumentSplitter``): the element
     /// at `range` of `text`, an entry of a `records` array — a record (given `zone` when it names
     /// none), a per-record error, or a reject saying what is wrong. Error offsets are within `text`.
-    /// With a prefilter, the element is screened first (``screen(_:zone:)``).
-    package func decodeElement(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, zone: ZoneID?,
+    /// With a prefilter, the element is screened first (``screen(_:zone:checked:)``; `checked`: its
+    /// ``JSONValidator`` outcome when the caller has it).
+    package func decodeElement(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, zone: ZoneID?, checked: JSONValidator.Result? = nil,
                                _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
         let raw = UnsafeRawBufferPointer(rebasing: text[range])
         var matched = false
         if prefilter != nil {
-            switch screen(raw, zone: zone) {
+            switch screen(raw, zone: zone, checked: checked) {
             case .dropped:
                 try emit(.dropped)
                 return

@@ -350,6 +350,12 @@ struct ResponseScreeningTests {
             // A zone listing, and a zone's error entry, under a filter.
             #"{"zones":[{"zoneID":{"zoneName":"A"},"syncToken":"S"}]}"#,
             #"{"zones":[{"zoneID":{"zoneName":"A"},"serverErrorCode":"ZONE_NOT_FOUND"}]}"#,
+            // A response whose entries are ruled out, an error entry among them, then a match.
+            #"{"records":[{"recordName":"a","recordType":"Other","fields":{"count":{"value":1}}},"#
+                + #"{"recordName":"b","serverErrorCode":"NOT_FOUND","reason":"gone"},"#
+                + #"{"recordName":"c","recordType":"Foo","fields":{"count":{"value":100}}},{"recordName":"d"}]}"#,
+            #"{"zones":[{"zoneID":{"zoneName":"Z"},"records":[{"recordName":"b","serverErrorCode":"NOT_FOUND"},"#
+                + #"{"recordName":"a","recordType":"Other"},{"recordName":"c","recordType":"Foo"}]}]}"#,
             // A response with both `records` and `zones`: its decoder reads `records` only.
             #"{"records":[{"recordName":"a","recordType":"Foo"}],"zones":[{"zoneID":{"zoneName":"Z"},"records":[{"recordName":"b","recordType":"Foo"}]}]}"#,
             #"{"zones":[{"zoneID":{"zoneName":"Z"},"records":[{"recordName":"b","recordType":"Foo"}]}],"records":[{"recordName":"a","recordType":"Foo"}]}"#,
@@ -375,6 +381,20 @@ struct ResponseScreeningTests {
                 }
             }
         }
+    }
+
+    @Test("Screened, an entry of a pretty-printed response that is not valid JSON is rejected alone", arguments: [false, true])
+    func badEntryAlone(crlf: Bool) throws {
+        let filter = try RecordFilter(parsing: #"recordType == "Foo""#)
+        let entries = [#"{"recordName":"a","recordType":"Other","fields":{"t":{"value":"X"}}}"#,
+                       #"{"recordName":"b","recordType":"Foo"}"#, #"{"recordName":"c","recordType":"Other"}"#]
+        var text = #"{"records":["# + entries.joined(separator: ",") + "]}"
+        text = InputForms.pretty(text).replacingOccurrences(of: #""X""#, with: #""\q""#) + "\n"
+        if crlf { text = text.replacingOccurrences(of: "\n", with: "\r\n") }
+        let result = Self.convert(text, filter: filter, screened: true, split: false, skip: true)
+        #expect(result[0].contains(#""recordName":"b""#) && !result[0].contains(#""recordName":"c""#), "\(result)")
+        #expect(result[1].contains(#"\q"#) && result[1].contains(#""a""#) && !result[1].contains(#""b""#), "\(result)")
+        #expect(result.count == 4 && result[3].contains("escape"), "\(result)")
     }
 
     @Test("A bad record of a response that could match is reported alike, screened or not", arguments: [false, true])

@@ -411,6 +411,51 @@ struct JSONValidatorTests {
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
+    @Test("Pretty-printed text, CRLF, tabs and indentation runs of every length are checked alike")
+    func whitespaceRuns() {
+        var generator = RecordGenerator(seed: 78)
+        var failures: [String] = []
+        for indent in 0..<24 {
+            var out = JSONOutput(capacity: 1024)
+            RecordJSON.encode(generator.record(), into: &out)
+            let pretty = InputForms.pretty(String(decoding: out.bytes, as: UTF8.self), indent: indent)
+            for text in [pretty, pretty.replacingOccurrences(of: "\n", with: "\r\n"),
+                         pretty.replacingOccurrences(of: "\n  ", with: "\n\t")] {
+                let good = Array(text.utf8)
+                if !agree(good) { failures.append(text) }
+                #expect(good.withUnsafeBytes { JSONValidator.check($0).isWellFormed }, "\(text)")
+                for _ in 0..<20 {
+                    var bad = good
+                    bad[generator.random.below(bad.count)] = [0x0B, 0x0C, 0x00, 0x2C, 0x7D][generator.random.below(5)]
+                    if !agree(bad) { failures.append(String(decoding: bad, as: UTF8.self)) }
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) disagreements, first: \(failures.first ?? "")")
+    }
+
+    @Test("One value followed by whitespace, a comma or a bracket: the same outcome as the value alone, and where it ends")
+    func valueInText() {
+        var generator = RecordGenerator(seed: 79)
+        var values = [#"{"a":"\u12"}"#, #"{"a":"\q"}"#, "01", "-", "1.", "1e", "tru", "nulls", "[1,]", "{,}", "[]", "{}", "17",
+                      #""x""#, "null", #"{"records":[]}"#, #"{"recordName":"a","serverErrorCode":"NOT_FOUND"}"#]
+        for _ in 0..<20 {
+            var out = JSONOutput(capacity: 1024)
+            RecordJSON.encode(generator.record(), into: &out)
+            let compact = String(decoding: out.bytes, as: UTF8.self)
+            values += [compact, InputForms.pretty(compact, indent: 3), String(compact.dropLast())]
+        }
+        for value in values {
+            let alone = Array(value.utf8).withUnsafeBytes { JSONValidator.check($0) }
+            for (before, after) in [("", ""), ("  \n", ","), ("\t", "\n  ]"), ("", " x"), ("\r\n", "}{\"")] {
+                let text = Array((before + value + after).utf8)
+                let (found, end) = text.withUnsafeBytes { JSONValidator.checkValue(in: $0, from: 0) }
+                #expect(found == alone, "\(before + value + after)")
+                if alone.isWellFormed { #expect(end == before.utf8.count + value.utf8.count, "\(before + value + after)") }
+            }
+        }
+    }
+
     @Test("Top-level records, responses and error entries are told apart")
     func recordObjects() {
         func isRecord(_ text: String) -> Bool {

@@ -17,6 +17,9 @@ enum DocumentSplitter {
     struct Run {
         var elements: [Range<Int>]
         var zone: ZoneID?
+        /// When cut with `validating`, each element's ``JSONValidator`` outcome (one that is not
+        /// well-formed was only skipped structurally: its decoder finds what is wrong).
+        var checks: [JSONValidator.Result] = []
     }
 
     /// What a text of documents is cut into, in order.
@@ -28,8 +31,9 @@ enum DocumentSplitter {
     }
 
     /// The pieces of `text` (whitespace-separated documents), each run of records about
-    /// `runBytes` long; `nil` when nothing in it is worth cutting.
-    static func pieces(of text: UnsafeRawBufferPointer, runBytes: Int, maximumDepth: Int) -> [Piece]? {
+    /// `runBytes` long; `nil` when nothing in it is worth cutting. With `validating`, each record
+    /// is checked in full as it is found (``Run/checks``), for callers that would check it next.
+    static func pieces(of text: UnsafeRawBufferPointer, runBytes: Int, maximumDepth: Int, validating: Bool = false) -> [Piece]? {
         var pieces: [Piece] = []
         var cutAny = false
         var scanner = JSONScanner(text, maximumDepth: maximumDepth)
@@ -37,7 +41,7 @@ enum DocumentSplitter {
             scanner.skipWhitespace()
             if scanner.isAtEnd { break }
             let start = scanner.position
-            if let runs = runs(of: &scanner, runBytes: runBytes) {
+            if let runs = runs(of: &scanner, in: text, runBytes: runBytes, validating: validating) {
                 pieces.append(contentsOf: runs.map(Piece.records))
                 cutAny = true
                 continue
@@ -51,7 +55,7 @@ enum DocumentSplitter {
 
     /// The runs of records of the document at the scanner, which is left after it; `nil`, with
     /// the scanner anywhere, when the document is not one to cut.
-    private static func runs(of s: inout JSONScanner, runBytes: Int) -> [Run]? {
+    private static func runs(of s: inout JSONScanner, in text: UnsafeRawBufferPointer, runBytes: Int, validating: Bool) -> [Run]? {
         var result: [Run] = []
         var scratch = JSONKeyScratch()
         do throws(RecordFormatError) {
@@ -66,11 +70,11 @@ enum DocumentSplitter {
                     // A document with `records` and `zones` is read as its decoder reads it:
                     // its `records` only.
                     guard !sawZones else { return nil }
-                    try collect(&s, zone: nil, runBytes: runBytes, into: &result)
+                    try collect(&s, in: text, zone: nil, runBytes: runBytes, validating: validating, into: &result)
                     sawRecords = true
                 } else if s.equals(key, "zones") && s.current == UInt8(ascii: "[") {
                     guard !sawRecords else { return nil }
-                    guard try zoneRuns(&s, scratch: &scratch, runBytes: runBytes, into: &result) else { return nil }
+                    guard try zoneRuns(&s, in: text, scratch: &scratch, runBytes: runBytes, validating: validating, into: &result) else { return nil }
                     sawRecords = true
                     sawZones = true
                 } else if isRecordKey(key, s) {
@@ -86,7 +90,7 @@ enum DocumentSplitter {
     }
 
     /// The entries of a `zones` array: `false` unless every entry has records and no error.
-    private static func zoneRuns(_ s: inout JSONScanner, scratch: inout JSONKeyScratch, runBytes: Int,
+    private static func zoneRuns(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, scratch: inout JSONKeyScratch, runBytes: Int, validating: Bool,
                                  into result: inout [Run]) throws(RecordFormatError) -> Bool {
         try s.beginArray()
         var first = true
@@ -112,13 +116,13 @@ enum DocumentSplitter {
                 }
             }
             guard var records, let zone else { return false }
-            try collect(&records, zone: zone, runBytes: runBytes, into: &result)
+            try collect(&records, in: text, zone: zone, runBytes: runBytes, validating: validating, into: &result)
         }
         return true
     }
 
     /// The elements of the array at the scanner, in runs of about `runBytes`.
-    private static func collect(_ s: inout JSONScanner, zone: ZoneID?, runBytes: Int,
+    private static func collect(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, zone: ZoneID?, runBytes: Int, validating: Bool,
                                 into result: inout [Run]) throws(RecordFormatError) {
         try s.beginArray()
         var run = Run(elements: [], zone: zone)
@@ -127,7 +131,17 @@ enum DocumentSplitter {
         while try s.nextElement(&first) {
             s.skipWhitespace()
             let start = s.position
-            try s.skipValueStructure()
+            if validating {
+                let (check, end) = JSONValidator.checkValue(in: text, from: start, maximumDepth: s.maximumDepth)
+                if check.isWellFormed {
+                    s.position = end
+                } else {
+                    try s.skipValueStructure()
+                }
+                run.checks.append(check)
+            } else {
+                try s.skipValueStructure()
+            }
             if runStart < 0 { runStart = start }
             run.elements.append(start..<s.position)
             if s.position - runStart >= runBytes {

@@ -264,12 +264,14 @@ package struct RecordUnitDecoder: Sendable {
             // Under a prefilter, responses are cut into their records, and each is screened on
             // its own (a whole response would always hold the literals of some record).
             if decoder.prefilter != nil,
-               let pieces = DocumentSplitter.pieces(of: rest, runBytes: Int.max, maximumDepth: framing.maximumDepth) {
+               let pieces = DocumentSplitter.pieces(of: rest, runBytes: Int.max, maximumDepth: framing.maximumDepth, validating: true) {
                 for piece in pieces {
                     switch piece {
                     case .records(let run):
-                        for range in run.elements {
-                            try decoder.decodeElement(rest, range, zone: run.zone) { item in try deliver(item, base: 0) }
+                        for (k, range) in run.elements.enumerated() {
+                            try decoder.decodeElement(rest, range, zone: run.zone, checked: run.checks[k]) { item in
+                                try deliver(item, base: 0)
+                            }
                         }
                     case .documents(let range):
                         try decoder.decodeDocuments(UnsafeRawBufferPointer(rebasing: rest[range])) { item in

@@ -1,3 +1,4 @@
+import CFerrySystem
 import FerryInternals
 
 /// A fast yes/no check that a buffer holds exactly one well-formed JSON value (RFC 8259, strict:
@@ -27,6 +28,21 @@ package enum JSONValidator {
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 64) { stack -> Result in
             var machine = Machine(base: start, end: bytes.count, stack: stack.baseAddress!,
                                   depthLimit: min(maximumDepth, 4096))
+            return machine.run().result
+        }
+    }
+
+    /// Checks the one value that starts at offset `start` of `bytes` (after any whitespace) and
+    /// ends there, at whitespace, a comma or a closing bracket (whatever follows is not
+    /// checked); returns the outcome and, when well-formed, the offset just after the value.
+    package static func checkValue(in bytes: UnsafeRawBufferPointer, from start: Int,
+                                   maximumDepth: Int = 512) -> (result: Result, end: Int) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), start <= bytes.count else { return (invalid, start) }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 64) { stack -> (result: Result, end: Int) in
+            var machine = Machine(base: base, end: bytes.count, stack: stack.baseAddress!,
+                                  depthLimit: min(maximumDepth, 4096))
+            machine.i = start
+            machine.endsAnywhere = true
             return machine.run()
         }
     }
@@ -42,6 +58,9 @@ package enum JSONValidator {
         var i = 0
         var depth = 0
         var isRecordObject = true
+        /// Whether the value may be followed by anything (``checkValue(in:from:maximumDepth:)``),
+        /// rather than only by whitespace.
+        var endsAnywhere = false
 
         init(base: UnsafePointer<UInt8>, end: Int, stack: UnsafeMutablePointer<UInt64>, depthLimit: Int) {
             self.base = base
@@ -50,7 +69,8 @@ package enum JSONValidator {
             self.depthLimit = depthLimit
         }
 
-        mutating func run() -> Result {
+        mutating func run() -> (result: Result, end: Int) {
+            let invalid = (result: JSONValidator.invalid, end: i)
             skipSpace()
             let topLevelIsObject = i < end && base[i] == 0x7B
             var expectingValue = true
@@ -95,10 +115,23 @@ package enum JSONValidator {
                     expectingValue = false
                 }
                 // After a value: ',' or the close of the container, or the end at the top.
-                skipSpace()
                 if depth == 0 {
-                    return i == end ? Result(isWellFormed: true, isRecordObject: topLevelIsObject && isRecordObject) : invalid
+                    let valueEnd = i
+                    if endsAnywhere {
+                        // What follows must end the value: a number or literal runs on otherwise.
+                        if i < end {
+                            let b = base[i]
+                            guard b == 0x2C || b == 0x5D || b == 0x7D || b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else {
+                                return invalid
+                            }
+                        }
+                    } else {
+                        skipSpace()
+                        guard i == end else { return invalid }
+                    }
+                    return (Result(isWellFormed: true, isRecordObject: topLevelIsObject && isRecordObject), valueEnd)
                 }
+                skipSpace()
                 guard i < end else { return invalid }
                 let b = base[i]
                 if b == 0x2C { // ,
@@ -122,12 +155,22 @@ package enum JSONValidator {
             }
         }
 
+        /// Skips whitespace: one byte inline (between tokens of compact or `"key" : value`
+        /// text), a run (a line break and its indentation) sixteen bytes at a time.
         @inline(__always)
         mutating func skipSpace() {
+            guard i < end, base[i] <= 0x20 else { return }
+            let b = base[i]
+            guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+            i += 1
+            if i < end && base[i] > 0x20 { return }
+            var found: Int32 = 0
+            i += CFerrySystem_skipWhitespace(base + i, end - i, &found)
+            guard found == 0 else { return }
             while i < end {
                 let b = base[i]
-                if b > 0x20 { return }
-                if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { return }
+                guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+                i += 1
             }
         }
 
