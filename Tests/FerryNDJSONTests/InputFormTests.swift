@@ -383,6 +383,52 @@ struct ResponseScreeningTests {
         }
     }
 
+    /// A response whose first record nests `levels` arrays in a field (as deep as the document's
+    /// limit allows, or one level deeper), then a record of type `Foo`.
+    static func deepResponse(levels: Int, zones: Bool, type: String = "Other") -> String {
+        let deep = #"{"recordName":"a","recordType":""# + type + #"","fields":{"x":{"value":"#
+            + String(repeating: "[", count: levels) + String(repeating: "]", count: levels) + "}}}"
+        let records = "[\n" + deep + ",\n" + #"{"recordName":"b","recordType":"Foo"}"# + "\n]"
+        return (zones ? #"{"zones":[{"zoneID":{"zoneName":"Z"},"records":"# + records + "}]}" : #"{"records":"# + records + "}") + "\n"
+    }
+
+    @Test("A record nested near the limit is judged by the depth it has in its response, screened or not",
+          arguments: [false, true], [-2, -1, 0, 1, 2])
+    func nestedNearTheLimit(zones: Bool, offset: Int) throws {
+        // The record lies 2 levels deep in a `records` response, 4 in a `changes/zone` one, and
+        // its field value 3 levels below it: 507 (505) arrays reach the limit of 512.
+        let levels = (zones ? 505 : 507) + offset
+        let filter = try RecordFilter(parsing: #"recordType == "Foo""#)
+        for type in ["Other", "Foo"] {
+            let text = Self.deepResponse(levels: levels, zones: zones, type: type)
+            for skip in [false, true] {
+                let screened = Self.convert(text, filter: filter, screened: true, split: false, skip: skip)
+                let evaluated = Self.convert(text, filter: filter, screened: false, split: false, skip: skip)
+                #expect(screened == evaluated, "\(levels) levels, \(type), skip: \(skip)")
+                #expect(screened.joined().contains("nesting deeper") == (offset > 0), "\(levels) levels, \(type): \(screened)")
+            }
+        }
+    }
+
+    @Test("A reader with a lower nesting limit rejects a ruled-out record past it, in a response too")
+    func readerDepthLimit() throws {
+        let filter = try RecordFilter(parsing: #"recordType == "Foo""#)
+        for (levels, rejected) in [(5, false), (6, true)] {
+            // 3 levels of record, 5 or 6 arrays: within a limit of 8, or past it.
+            let text = Self.deepResponse(levels: levels, zones: false)
+            let rejects = MemorySink()
+            var reports: [String] = []
+            let reader = NDJSONReader(source: MemorySource(Array(text.utf8), name: "input", chunkSize: 777),
+                                      policy: .skip(rejects: rejects), configuration: .init(maximumDepth: 8))
+            reader.prefilter = NDJSONPrefilter(for: filter)
+            reader.onReject = { reports.append("\($0)") }
+            var names: [String] = []
+            while let record = try reader.next() { names.append(record.recordName) }
+            #expect(names == ["b"])
+            #expect(reports.count == (rejected ? 1 : 0) && reports.allSatisfy { $0.contains("nesting deeper than 8") }, "\(reports)")
+        }
+    }
+
     @Test("Screened, an entry of a pretty-printed response that is not valid JSON is rejected alone", arguments: [false, true])
     func badEntryAlone(crlf: Bool) throws {
         let filter = try RecordFilter(parsing: #"recordType == "Foo""#)

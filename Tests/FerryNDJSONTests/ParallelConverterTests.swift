@@ -445,6 +445,16 @@ struct JSONValidatorTests {
             let compact = String(decoding: out.bytes, as: UTF8.self)
             values += [compact, InputForms.pretty(compact, indent: 3), String(compact.dropLast())]
         }
+        // Nesting limits count from the value.
+        for limit in [1, 2, 8] {
+            for levels in [limit, limit + 1] {
+                let value = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+                let text = Array(("[" + value + ",1]").utf8)
+                let found = text.withUnsafeBytes { JSONValidator.checkValue(in: $0, from: 1, maximumDepth: limit) }
+                #expect(found.result.isWellFormed == (levels <= limit), "\(value) within \(limit)")
+                #expect(found.result == Array(value.utf8).withUnsafeBytes { JSONValidator.check($0, maximumDepth: limit) })
+            }
+        }
         for value in values {
             let alone = Array(value.utf8).withUnsafeBytes { JSONValidator.check($0) }
             for (before, after) in [("", ""), ("  \n", ","), ("\t", "\n  ]"), ("", " x"), ("\r\n", "}{\"")] {

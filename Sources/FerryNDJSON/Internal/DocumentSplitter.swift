@@ -17,7 +17,7 @@ enum DocumentSplitter {
     struct Run {
         var elements: [Range<Int>]
         var zone: ZoneID?
-        /// When cut with `validating`, each element's ``JSONValidator`` outcome (one that is not
+        /// When cut with a `validatingDepth`, each element's ``JSONValidator`` outcome (one that is not
         /// well-formed was only skipped structurally: its decoder finds what is wrong).
         var checks: [JSONValidator.Result] = []
     }
@@ -31,9 +31,11 @@ enum DocumentSplitter {
     }
 
     /// The pieces of `text` (whitespace-separated documents), each run of records about
-    /// `runBytes` long; `nil` when nothing in it is worth cutting. With `validating`, each record
-    /// is checked in full as it is found (``Run/checks``), for callers that would check it next.
-    static func pieces(of text: UnsafeRawBufferPointer, runBytes: Int, maximumDepth: Int, validating: Bool = false) -> [Piece]? {
+    /// `runBytes` long; `nil` when nothing in it is worth cutting. With `validatingDepth`, each
+    /// record is checked in full as it is found (``Run/checks``), for callers that would check it
+    /// next, as they would: nesting at most `validatingDepth` levels (and no deeper than
+    /// `maximumDepth` allows where it lies in the document).
+    static func pieces(of text: UnsafeRawBufferPointer, runBytes: Int, maximumDepth: Int, validatingDepth: Int? = nil) -> [Piece]? {
         var pieces: [Piece] = []
         var cutAny = false
         var scanner = JSONScanner(text, maximumDepth: maximumDepth)
@@ -41,7 +43,7 @@ enum DocumentSplitter {
             scanner.skipWhitespace()
             if scanner.isAtEnd { break }
             let start = scanner.position
-            if let runs = runs(of: &scanner, in: text, runBytes: runBytes, validating: validating) {
+            if let runs = runs(of: &scanner, in: text, runBytes: runBytes, validatingDepth: validatingDepth) {
                 pieces.append(contentsOf: runs.map(Piece.records))
                 cutAny = true
                 continue
@@ -55,7 +57,7 @@ enum DocumentSplitter {
 
     /// The runs of records of the document at the scanner, which is left after it; `nil`, with
     /// the scanner anywhere, when the document is not one to cut.
-    private static func runs(of s: inout JSONScanner, in text: UnsafeRawBufferPointer, runBytes: Int, validating: Bool) -> [Run]? {
+    private static func runs(of s: inout JSONScanner, in text: UnsafeRawBufferPointer, runBytes: Int, validatingDepth: Int?) -> [Run]? {
         var result: [Run] = []
         var scratch = JSONKeyScratch()
         do throws(RecordFormatError) {
@@ -70,11 +72,12 @@ enum DocumentSplitter {
                     // A document with `records` and `zones` is read as its decoder reads it:
                     // its `records` only.
                     guard !sawZones else { return nil }
-                    try collect(&s, in: text, zone: nil, runBytes: runBytes, validating: validating, into: &result)
+                    try collect(&s, in: text, zone: nil, runBytes: runBytes, validatingDepth: validatingDepth, into: &result)
                     sawRecords = true
                 } else if s.equals(key, "zones") && s.current == UInt8(ascii: "[") {
                     guard !sawRecords else { return nil }
-                    guard try zoneRuns(&s, in: text, scratch: &scratch, runBytes: runBytes, validating: validating, into: &result) else { return nil }
+                    guard try zoneRuns(&s, in: text, scratch: &scratch, runBytes: runBytes, validatingDepth: validatingDepth,
+                                       into: &result) else { return nil }
                     sawRecords = true
                     sawZones = true
                 } else if isRecordKey(key, s) {
@@ -90,8 +93,8 @@ enum DocumentSplitter {
     }
 
     /// The entries of a `zones` array: `false` unless every entry has records and no error.
-    private static func zoneRuns(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, scratch: inout JSONKeyScratch, runBytes: Int, validating: Bool,
-                                 into result: inout [Run]) throws(RecordFormatError) -> Bool {
+    private static func zoneRuns(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, scratch: inout JSONKeyScratch,
+                                 runBytes: Int, validatingDepth: Int?, into result: inout [Run]) throws(RecordFormatError) -> Bool {
         try s.beginArray()
         var first = true
         while try s.nextElement(&first) {
@@ -116,13 +119,13 @@ enum DocumentSplitter {
                 }
             }
             guard var records, let zone else { return false }
-            try collect(&records, in: text, zone: zone, runBytes: runBytes, validating: validating, into: &result)
+            try collect(&records, in: text, zone: zone, runBytes: runBytes, validatingDepth: validatingDepth, into: &result)
         }
         return true
     }
 
     /// The elements of the array at the scanner, in runs of about `runBytes`.
-    private static func collect(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, zone: ZoneID?, runBytes: Int, validating: Bool,
+    private static func collect(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, zone: ZoneID?, runBytes: Int, validatingDepth: Int?,
                                 into result: inout [Run]) throws(RecordFormatError) {
         try s.beginArray()
         var run = Run(elements: [], zone: zone)
@@ -131,8 +134,10 @@ enum DocumentSplitter {
         while try s.nextElement(&first) {
             s.skipWhitespace()
             let start = s.position
-            if validating {
-                let (check, end) = JSONValidator.checkValue(in: text, from: start, maximumDepth: s.maximumDepth)
+            if let validatingDepth {
+                // The depth the caller's check allows, and what is left of the document's.
+                let depth = min(validatingDepth, s.maximumDepth - s.nestingDepth)
+                let (check, end) = JSONValidator.checkValue(in: text, from: start, maximumDepth: depth)
                 if check.isWellFormed {
                     s.position = end
                 } else {

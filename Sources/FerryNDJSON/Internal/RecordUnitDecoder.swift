@@ -264,12 +264,13 @@ package struct RecordUnitDecoder: Sendable {
             // Under a prefilter, responses are cut into their records, and each is screened on
             // its own (a whole response would always hold the literals of some record).
             if decoder.prefilter != nil,
-               let pieces = DocumentSplitter.pieces(of: rest, runBytes: Int.max, maximumDepth: framing.maximumDepth, validating: true) {
+               let pieces = DocumentSplitter.pieces(of: rest, runBytes: Int.max, maximumDepth: framing.maximumDepth,
+                                                        validatingDepth: decoder.configuration.maximumDepth) {
                 for piece in pieces {
                     switch piece {
                     case .records(let run):
                         for (k, range) in run.elements.enumerated() {
-                            try decoder.decodeElement(rest, range, zone: run.zone, checked: run.checks[k]) { item in
+                            try decoder.decodeElement(rest, range, zone: run.zone, checked: k < run.checks.count ? run.checks[k] : nil) { item in
                                 try deliver(item, base: 0)
                             }
                         }

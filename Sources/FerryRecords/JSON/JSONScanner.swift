@@ -22,6 +22,8 @@ package struct JSONScanner {
     @usableFromInline package var position: Int
     @usableFromInline var depth = 0
     package let maximumDepth: Int
+    /// How many containers are open at the position.
+    package var nestingDepth: Int { depth }
     /// When set, only these fields (and stamps if asked) are decoded; the rest are skipped. Not
     /// owned: the selection outlives the scan (``RecordJSON/decodeRecord(_:selecting:configuration:)``
     /// keeps it), so the scanner stays plain data, copied without reference counting.
