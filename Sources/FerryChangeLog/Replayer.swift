@@ -411,10 +411,7 @@ public final class Replayer {
         appliedCount += 1
         switch event {
         case .recordSaved(let blob, let zone):
-            // Not retained around the copy: the storage holds the allocator, and a retain's
-            // locked instruction would wait for the copy's stores to fresh memory.
-            unowned(unsafe) let allocator = storage.allocator
-            try save(allocator.copy(blob, keepingJSON: keepsJSON), zone: zoneIndex(number: zone))
+            try save(storage.allocator.copy(blob, keepingJSON: keepsJSON), zone: zoneIndex(number: zone))
         case .recordDeleted(let name, let zoneID, let type):
             let zone = zoneIndex(zoneID)
             if storage.zones[zone].isDeleted {
@@ -531,8 +528,7 @@ public final class Replayer {
             }
             blob.stamp = stamp ?? replaced?.stamp ?? 0
         } else if let replaced {
-            unowned(unsafe) let allocator = storage.allocator
-            allocator.release(replaced)
+            storage.allocator.release(replaced)
         }
         if configuration.cascade { index(blob, of: RecordKey(zone: zone, name: ExactName(blob.nameString))) }
         if let onApply { try onApply(.recordSaved(try ReplayState.decode(blob.json))) }
