@@ -58,8 +58,9 @@ package enum JSONValidator {
         var i = 0
         var depth = 0
         var isRecordObject = true
-        /// Whether the value may be followed by anything (``checkValue(in:from:maximumDepth:)``),
-        /// rather than only by whitespace.
+        /// Whether the value may be followed by more text that starts with whitespace, a comma or
+        /// a closing bracket (``checkValue(in:from:maximumDepth:)``), rather than only by
+        /// whitespace to the end.
         var endsAnywhere = false
 
         init(base: UnsafePointer<UInt8>, end: Int, stack: UnsafeMutablePointer<UInt64>, depthLimit: Int) {
