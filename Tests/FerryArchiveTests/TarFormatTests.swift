@@ -48,6 +48,17 @@ struct TarFormatTests {
         }
     }
 
+    @Test("Pax records whose declared length runs past the header are refused, however large", arguments: [
+        "9223372036854775807", "9223372036854775800", "4611686018427387904", "100",
+    ])
+    func paxLengthOverflow(declared: String) {
+        // The second record's length overflows `index + length` unless compared by subtraction.
+        let first = TarHeader.paxRecord(key: "path", value: "a")
+        let data = first + Array("\(declared) path=b\n".utf8)
+        #expect(throws: TarParseFailure.self) { try TarHeader.parsePax(data) }
+        #expect(throws: TarParseFailure.self) { try TarHeader.parsePax(Array("\(declared) path=b\n".utf8)) }
+    }
+
     @Test("Creation times format as ISO 8601 and parse back", arguments: [
         (Int64(0), "1970-01-01T00:00:00.000Z"),
         (Int64(951_782_400_123), "2000-02-29T00:00:00.123Z"),

@@ -172,7 +172,7 @@ struct TarHeader {
         while index < data.count {
             guard let space = data[index...].firstIndex(of: UInt8(ascii: " ")),
                   let length = Int(String(decoding: data[index..<space], as: UTF8.self)),
-                  length > space - index, index + length <= data.count,
+                  length > space - index, length <= data.count - index,
                   data[index + length - 1] == 0x0A else {
                 throw TarParseFailure("expected pax records `<length> <key>=<value>\\n` at byte \(index) of the pax header")
             }
