@@ -258,12 +258,10 @@ public final class ArchiveReader {
         // counts, and the schema, then disagree with the manifest too).
         policy = .skip(rejects: nil)
         _ = try ArchiveVerifier(configuration: configuration, requiresManifest: false).check(self)
-        var written = try extractor.commitStaged()
         if manifestPlacement != .notRead {
-            try extractor.write(manifestBytes, components: [ArchivePath.manifest])
-            written += 1
+            try extractor.stage(manifestBytes, components: [ArchivePath.manifest])
         }
-        return written
+        return try extractor.commitStaged()
     }
 
     // MARK: - Members

@@ -83,6 +83,11 @@ package enum Syscall {
         #endif
     }
 
+    /// Removes an empty directory.
+    package static func removeDirectory(_ path: String) -> Int32 {
+        rmdir(path) == 0 ? 0 : errno
+    }
+
     /// Creates a unique file from a template ending in XXXXXX; returns (fd, path) or errno.
     package static func makeTemporary(template: String) -> (fd: Int32, path: String)? {
         var bytes = Array(template.utf8CString)
