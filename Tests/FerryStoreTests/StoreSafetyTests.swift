@@ -63,6 +63,39 @@ struct StoreSafetyTests {
         #expect(try RecordStore(path: path).recordCount() == 1)
     }
 
+    @Test("An empty file becomes a new store: by an import, a replay and create", arguments: ["import", "replay", "create"])
+    func emptyFileBecomesStore(way: String) throws {
+        let path = StoreFixture.newPath()
+        try write([], to: path)
+        let records = (0..<20).map { Record(recordName: "r\($0)", recordType: "T") }
+        switch way {
+        case "import":
+            try StoreFixture.importRecords(records, into: path)
+        case "replay":
+            let replayer = try StoreReplayer(path: path)
+            for record in records { try replayer.apply(.recordSaved(record)) }
+            try replayer.finish()
+        default:
+            try RecordStore.create(at: path)
+        }
+        #expect(StoreFile.kind(at: path) == .store)
+        #expect(try RecordStore(path: path).recordCount() == (way == "create" ? 0 : records.count))
+        // Nothing of Ferry's is left beside it.
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        #expect(Syscall.directoryEntries(directory)?.filter { $0.contains("ferry-store") } == [])
+    }
+
+    @Test("An empty file that is filled while a store is built is left alone")
+    func emptyFileFilledMeanwhile() throws {
+        let path = StoreFixture.newPath()
+        try write([], to: path)
+        let writer = try StoreWriter(path: path)
+        try writer.write(Record(recordName: "a", recordType: "T"))
+        try write(Array("someone else's\n".utf8), to: path)
+        #expect(throws: StoreError.self) { try writer.finish() }
+        #expect(Array(try InputFile(path: path).readAll()) == Array("someone else's\n".utf8))
+    }
+
     @Test("Files that are not Ferry stores are refused with a message naming what they are")
     func notAStore() throws {
         let directory = TestScratch.directory()

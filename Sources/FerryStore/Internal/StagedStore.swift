@@ -21,6 +21,22 @@ final class StagedStore {
     /// The temporary, open for ``noteWritten(_:)`` (Linux) until SQLite's connection is gone:
     /// closing a descriptor of the file earlier would drop SQLite's locks on it.
     private var writebackFD: Int32 = -1
+    /// The empty file at the target when the build began (device, inode), which the new store
+    /// replaces if it is still there, still empty, when the store is published.
+    private let emptyTarget: EmptyFile?
+
+    private struct EmptyFile: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        /// The empty regular file at `path` (not a link to one), if that is what is there.
+        init?(at path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
 
     /// Prepares a temporary name beside `target` and removes the stale temporaries of dead
     /// Ferry processes there.
@@ -31,6 +47,7 @@ final class StagedStore {
         let base = slash.map { String(target[target.index(after: $0)...]) } ?? target
         FileSystem.removeStaleTemporaries(in: directory)
         temporaryPath = FileSystem.temporaryName(prefix: directory + "." + base + ".ferry-store-")
+        emptyTarget = EmptyFile(at: target)
         for suffix in ["", "-journal", "-wal", "-shm"] { TemporaryFiles.shared.register(temporaryPath + suffix) }
     }
 
@@ -58,8 +75,9 @@ final class StagedStore {
     }
 
     /// Syncs the temporary, links it to the target's name and removes the temporary name. Fails
-    /// without touching the target when the target exists by then. Every connection to the
-    /// temporary must be closed before.
+    /// without touching the target when the target exists by then, unless it is the empty file
+    /// that was there when the build began, still empty: the store then replaces it. Every
+    /// connection to the temporary must be closed before.
     func publish() throws {
         closeWriteback()
         do {
@@ -67,8 +85,11 @@ final class StagedStore {
             do {
                 try FileSystem.link(temporaryPath, to: target)
             } catch let error as FerryIOError where error.errno == EEXIST {
-                throw StoreError(.conflict, "another process created the store while this one was being built; nothing was written",
-                                 path: target)
+                guard let emptyTarget, EmptyFile(at: target) == emptyTarget else {
+                    throw StoreError(.conflict, "another process created or wrote the file while the store was being built; nothing was written",
+                                     path: target)
+                }
+                try FileSystem.rename(temporaryPath, to: target)
             }
             FileSystem.syncDirectory(of: target)
         } catch let error as StoreError {
