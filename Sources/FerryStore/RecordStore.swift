@@ -112,6 +112,10 @@ public final class RecordStore {
                 throw StoreError(.newerFormat, "expected a store of format version \(StoreSchema.currentVersion) or older, found version "
                                  + "\(version): it was written by a newer Ferry; use that one", path: path)
             }
+            if version < StoreSchema.oldestVersion {
+                throw StoreError(.notAStore, "expected a store of format version \(StoreSchema.oldestVersion) to \(StoreSchema.currentVersion), "
+                                 + "found format version \(version), which no Ferry writes (its PRAGMA user_version was changed)", path: path)
+            }
             if version < StoreSchema.currentVersion {
                 guard access == .readWrite else {
                     throw StoreError(.newerFormat, "the store has format version \(version), older than this Ferry's "
@@ -190,7 +194,11 @@ public final class RecordStore {
 
     /// Applies the migrations after `version`, each with its `user_version` in one transaction.
     static func migrate(_ connection: SQLiteConnection, from version: Int) throws {
-        for migration in StoreSchema.migrations where migration.version > version {
+        let steps = StoreSchema.migrations.filter { $0.version > version }
+        guard steps.map(\.version) == Array((version + 1)...StoreSchema.currentVersion) else {
+            throw StoreError(.notAStore, "no migration leads from format version \(version) to \(StoreSchema.currentVersion)")
+        }
+        for migration in steps {
             try connection.execute("BEGIN IMMEDIATE")
             do {
                 try connection.execute(migration.sql)

@@ -16,6 +16,10 @@ package enum StoreSchema {
     /// The format version this Ferry writes (`PRAGMA user_version`).
     package static let currentVersion = 1
 
+    /// The oldest format version a store can have: the first Ferry made stores of version 1, and
+    /// ``migrations`` lead from each version on to ``currentVersion``.
+    package static let oldestVersion = 1
+
     /// The value of `ferry_store.format`.
     package static let formatName = "ferry-store"
 

@@ -96,6 +96,26 @@ struct StoreSafetyTests {
         #expect(Array(try InputFile(path: path).readAll()) == Array("someone else's\n".utf8))
     }
 
+    @Test("A store whose format version no Ferry wrote (0) is refused by readers and writers alike, untouched")
+    func versionZero() throws {
+        let made = StoreFixture.newPath()
+        try StoreFixture.importRecords(StoreFixture.records(count: 5, seed: 4), into: made)
+        var bytes = try InputFile(path: made).readAll()
+        bytes.replaceSubrange(60..<64, with: [0, 0, 0, 0]) // PRAGMA user_version
+        let path = StoreFixture.newPath()
+        try write(bytes, to: path)
+        let opens: [(String, () throws -> Void)] = [
+            ("read", { _ = try RecordStore(path: path) }),
+            ("write", { _ = try RecordStore(path: path, access: .readWrite) }),
+            ("import", { try StoreWriter(path: path).finish() }),
+            ("replay", { try StoreReplayer(path: path).finish() }),
+        ]
+        for (name, open) in opens {
+            #expect("\(name)", performing: open, throws: { "\($0)".contains("format version 0") })
+        }
+        #expect(try InputFile(path: path).readAll() == bytes)
+    }
+
     @Test("Files that are not Ferry stores are refused with a message naming what they are")
     func notAStore() throws {
         let directory = TestScratch.directory()
