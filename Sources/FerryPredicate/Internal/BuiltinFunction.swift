@@ -101,7 +101,10 @@ enum BuiltinFunction: Sendable {
         case .multiply: return try Arithmetic.apply(.multiply, args[0], args[1])
         case .divide: return try Arithmetic.apply(.divide, args[0], args[1])
         case .modulus:
-            if case .integer(let a) = args[0], case .integer(let b) = args[1], b != 0 { return .integer(a % b) }
+            // `Int64.min % -1` is 0, though the division it comes from overflows.
+            if case .integer(let a) = args[0], case .integer(let b) = args[1], b != 0 {
+                return .integer(a.remainderReportingOverflow(dividingBy: b).partialValue)
+            }
             let a = try Arithmetic.number(args[0], "modulus:by:"), b = try Arithmetic.number(args[1], "modulus:by:")
             return Arithmetic.normalized(fmod(a, b))
         case .uppercase, .lowercase:
@@ -124,8 +127,13 @@ enum BuiltinFunction: Sendable {
             return .integer(Int64(text.utf16.count))
         case .stringValue: return try Arithmetic.cast(args[0], to: "NSString")
         case .integerValue:
-            let n = try Arithmetic.number(try Arithmetic.cast(args[0], to: "NSNumber"), "integerValue")
-            return .integer(Int64(n.rounded(.towardZero)))
+            let number = try Arithmetic.cast(args[0], to: "NSNumber")
+            if case .integer = number { return number }
+            let n = try Arithmetic.number(number, "integerValue")
+            guard let integer = Int64(exactly: n.rounded(.towardZero)) else {
+                throw PredicateError.evaluation("expected a number within the range of a 64-bit integer for integerValue, found \(n)")
+            }
+            return .integer(integer)
         case .doubleValue: return .double(try Arithmetic.number(try Arithmetic.cast(args[0], to: "NSNumber"), "doubleValue"))
         }
     }

@@ -42,15 +42,15 @@ struct PreparedOperand: Sendable {
 /// A compiled regular expression shared by concurrent evaluations. `Regex` is an immutable
 /// value whose lazily built program is initialised atomically by the standard library.
 final class RegexBox: @unchecked Sendable {
-    let regex: Regex<Substring>
-    init(_ regex: Regex<Substring>) { self.regex = regex }
+    let regex: Regex<AnyRegexOutput>
+    init(_ regex: Regex<AnyRegexOutput>) { self.regex = regex }
 }
 
 /// Apple's comparison semantics on runtime values (reference: "Semantics (Apple's, in memory)").
 enum ComparisonSemantics {
-    static func makeRegex(_ pattern: String, options: PredicateComparison.Options) throws(PredicateError) -> Regex<Substring> {
+    static func makeRegex(_ pattern: String, options: PredicateComparison.Options) throws(PredicateError) -> Regex<AnyRegexOutput> {
         do {
-            let regex = try Regex(pattern, as: Substring.self)
+            let regex = try Regex(pattern)
             return options.contains(.caseInsensitive) ? regex.ignoresCase() : regex
         } catch {
             throw PredicateError.evaluation("expected a regular expression for MATCHES, found \"\(pattern)\" (\(error))")
@@ -168,7 +168,7 @@ enum ComparisonSemantics {
                 return StringMatching.like(Array(StringMatching.fold(text, options)),
                                            prepared?.likePattern ?? Array(StringMatching.fold(pattern, options)))
             case .matches:
-                let regex: Regex<Substring>
+                let regex: Regex<AnyRegexOutput>
                 if let prepared = prepared?.regex { regex = prepared.regex } else { regex = try makeRegex(pattern, options: options) }
                 let subject = options.contains(.diacriticInsensitive) ? StringMatching.fold(text, [.diacriticInsensitive]) : text
                 return subject.wholeMatch(of: regex) != nil
