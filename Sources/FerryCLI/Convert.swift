@@ -25,7 +25,10 @@ struct Convert: ParsableCommand {
         ({"records": [...]}), one per line or pretty-printed.
 
         Output is written to a temporary file and renamed into place only on success: a failed run \
-        leaves no partial output. An option that would change nothing is a usage error (exit 2): \
+        leaves no partial output. OUTPUT may therefore be one of the inputs, as with sort -o: \
+        `ferry convert x.ndjson x.ndjson --type Message` keeps only x's messages, renaming the new \
+        file over x after all of it was read (a store output, written in place, may not be an \
+        input). An option that would change nothing is a usage error (exit 2): \
         --mode needs a store output, --database an archive or a store, --level a gzip-compressed \
         output, --assets an archive, --gzip anything but a store; --args needs --where, \
         --sort-memory --sort. A store is read \
@@ -79,7 +82,7 @@ struct Convert: ParsableCommand {
     @Option(parsing: .unconditional, help: "Write at most N records.")
     var limit: Int?
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("Keep only records matching this NSPredicate format string.", valueName: "PREDICATE"))
+    @Option(name: .customLong("where"), help: ArgumentHelp("Keep only records matching this NSPredicate format string. A record it cannot be evaluated on (a number where it compares strings) does not match; stderr counts them.", valueName: "PREDICATE"))
     var wherePredicate: String?
 
     @OptionGroup var predicateInput: PredicateInput
@@ -206,6 +209,7 @@ struct Convert: ParsableCommand {
         var rejectsFile: OutputFile?
         var output: RecordOutput?
         var statistics: RunStatistics
+        var firstUnevaluated: TransformFailure?
         do {
             if let rejects { rejectsFile = try OutputFile(path: rejects) }
             let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
@@ -224,6 +228,7 @@ struct Convert: ParsableCommand {
                 try pipeline.read(source)
             }
             statistics = try pipeline.finish()
+            firstUnevaluated = pipeline.firstTransformFailure
             out.markFinished()
             try rejectsFile?.commit()
         } catch {
@@ -237,6 +242,11 @@ struct Convert: ParsableCommand {
         if statistics.recordsIn == 0 && statistics.zoneListings > 0 && statistics.rejected == 0 {
             // The warnings said which responses list zones; nothing else was read.
             if !quiet { StandardError.write("ferry: no records: the inputs hold only zones (see `ferry inspect`)\n") }
+        }
+        if let firstUnevaluated, !quiet {
+            let n = statistics.transformFailures
+            StandardError.write("ferry: \(n) record\(n == 1 ? "" : "s") the predicate could not be evaluated on did not match; "
+                                + "the first: \(firstUnevaluated)\n")
         }
         report(statistics, outputIsStdout: outputPath == "-")
     }

@@ -40,12 +40,8 @@ public final class JSONRecordSource: RecordSource {
                                 bytes: now.bytesRead - counted.bytesRead)
             counted = now
         }
-        var failure: (any Error)?
-        converter.onTransformFailure = { transformFailure in
-            do { try pipeline.transformFailed(transformFailure) } catch { failure = error }
-        }
+        converter.onTransformFailure = { pipeline.transformFailed($0) }
         if pipeline.wantsProgress { converter.onProgress = count }
         count(try converter.run())
-        if let failure { throw failure }
     }
 }

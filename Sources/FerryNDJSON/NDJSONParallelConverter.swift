@@ -110,8 +110,8 @@ public final class NDJSONParallelConverter {
     public var limit: Int?
     /// Called (on the calling thread, in input order) for every input skipped.
     public var onReject: ((any Error) -> Void)?
-    /// Called (on the calling thread, in input order) for every record whose transform threw,
-    /// under ``RecordErrorPolicy/skip(rejects:)``; under `.fail` the failure is thrown.
+    /// Called (on the calling thread, in input order) for every record whose transform threw:
+    /// such a record does not match, whatever the policy.
     public var onTransformFailure: ((TransformFailure) -> Void)?
     /// Called (on the calling thread, in input order) for every response that lists zones only.
     public var onZoneListing: ((ZoneListing) -> Void)?
@@ -258,7 +258,6 @@ public final class NDJSONParallelConverter {
             case .transformFailure(let underlying):
                 let failure = TransformFailure(source: unit.sourceName, line: line, recordIndex: index, underlying: underlying)
                 statistics.transformFailures += 1
-                if !policy.skips { throw failure }
                 onTransformFailure?(failure)
             case .oversizedLine(let range):
                 let error = NDJSONLineDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: unit.sourceName,

@@ -11,20 +11,21 @@ import FerryRecords
 /// ```
 ///
 /// Every format plugs in as a ``RecordSource`` and a ``RecordWriter``; the pipeline neither knows
-/// nor asks which. Errors in the data follow ``policy``: under `.fail` the first bad input or
-/// record the predicate cannot be evaluated on stops the run; under `.skip` it is reported
-/// (``onReject``, ``onWarning``) and the run goes on.
+/// nor asks which. Errors in the data follow ``policy``: under `.fail` the first bad input stops
+/// the run; under `.skip` it is reported (``onReject``) and the run goes on. A record the
+/// predicate cannot be evaluated on is no error of the data: it does not match, and is counted.
 public final class RecordPipeline {
     /// What every record goes through before it is kept.
     public let transform: RecordTransform
     /// What to do with bad input.
     public let policy: RecordErrorPolicy
+    /// The first record the predicate could not be evaluated on, if any.
+    public private(set) var firstTransformFailure: TransformFailure?
     /// Threads sources may decode on.
     public let threads: Int
     /// Called for every input skipped under `.skip` (sources pass it to their readers).
     public var onReject: ((any Error) -> Void)?
-    /// Called with what else is worth telling under `.skip`: records the predicate could not be
-    /// evaluated on, responses that hold no records.
+    /// Called with what else is worth telling: responses that hold no records.
     public var onWarning: ((String) -> Void)?
     /// Called now and then with the statistics so far (when set; sources check ``wantsProgress``).
     public var onProgress: ((RunStatistics) -> Void)?
@@ -61,23 +62,26 @@ public final class RecordPipeline {
     public var remainingRecords: Int? { buffer == nil ? remaining : nil }
 
     /// Applies ``transform`` to a record of `source`: `false` drops it. A record the predicate
-    /// cannot be evaluated on fails the run under `.fail`; under `.skip` it is dropped and
-    /// reported. `filterMatched` says the source already found that the predicate matches.
+    /// cannot be evaluated on does not match, and is counted (``transformFailed(_:count:)``).
+    /// `filterMatched` says the source already found that the predicate matches.
     public func transform(_ record: inout Record, filterMatched: Bool = false, source: String, recordIndex: Int,
                           line: Int? = nil) throws -> Bool {
         do {
             return try transform.apply(&record, filterMatched: filterMatched)
         } catch {
-            try transformFailed(TransformFailure(source: source, line: line, recordIndex: recordIndex, underlying: error))
+            transformFailed(TransformFailure(source: source, line: line, recordIndex: recordIndex, underlying: error))
             return false
         }
     }
 
-    /// A record the transform failed on: thrown under `.fail`, reported under `.skip`.
-    public func transformFailed(_ failure: TransformFailure) throws {
-        guard policy.skips else { throw failure }
-        counts.transformFailures += 1
-        onWarning?("skipped: \(failure)")
+    /// Records the predicate could not be evaluated on (`count` of them, `failure` the first):
+    /// they do not match, as in a CloudKit query and in a store's, whatever the input's format.
+    /// Not an error of the data: a source may rule a record out before evaluating anything (a
+    /// line without the predicate's literals), so an error could not be raised alike on every
+    /// path. They are counted, and the first is kept for the summary (``firstTransformFailure``).
+    public func transformFailed(_ failure: TransformFailure, count: Int = 1) {
+        counts.transformFailures += count
+        if firstTransformFailure == nil { firstTransformFailure = failure }
     }
 
     // MARK: Taking records

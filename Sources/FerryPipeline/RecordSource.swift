@@ -41,7 +41,7 @@ public final class ReaderSource: RecordSource {
         }
         defer { count() }
         while var record = try reader.next() {
-            guard try pipeline.transform(&record, source: name, recordIndex: reader.recordIndex) else { continue }
+            guard try pipeline.transform(&record, source: name, recordIndex: reader.recordIndex, line: reader.recordLine) else { continue }
             guard try pipeline.take(record, database: database?()) else { return }
             if pipeline.wantsProgress && reader.recordCount & 0x3FF == 0 { count() }
         }

@@ -38,11 +38,15 @@ public protocol RecordReader: AnyObject {
     /// The database (`public`, `private`, `shared`) of the record ``next()`` returned last, for
     /// inputs that keep databases apart (stores, archives); `nil` when the input does not say.
     var currentDatabase: String? { get }
+    /// The 1-based line where the record ``next()`` returned last starts, for messages about it;
+    /// `nil` when the input has no lines to tell.
+    var recordLine: Int? { get }
 }
 
 extension RecordReader {
     public var zoneListings: [ZoneListing] { [] }
     public var currentDatabase: String? { nil }
+    public var recordLine: Int? { nil }
 }
 
 /// A destination of records in some format. Nothing is visible under the output's final name

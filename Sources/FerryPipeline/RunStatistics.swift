@@ -13,7 +13,8 @@ public struct RunStatistics: Sendable, Equatable {
     public var bytesIn = 0
     /// Bytes written (before compression).
     public var bytesOut = 0
-    /// Records the predicate could not be evaluated on (skipped under `--on-error skip`).
+    /// Records the predicate could not be evaluated on, which did not match (among those
+    /// evaluated: a record ruled out before evaluation is not counted).
     public var transformFailures = 0
     /// Responses read that list zones and hold no records.
     public var zoneListings = 0
@@ -36,6 +37,7 @@ public struct RunStatistics: Sendable, Equatable {
             "recordsIn": .number(JSONNumber(Int64(recordsIn))),
             "recordsOut": .number(JSONNumber(Int64(recordsOut))),
             "rejected": .number(JSONNumber(Int64(rejected))),
+            "unevaluated": .number(JSONNumber(Int64(transformFailures))),
             "bytesIn": .number(JSONNumber(Int64(bytesIn))),
             "bytesOut": .number(JSONNumber(Int64(bytesOut))),
             "seconds": .number(JSONNumber(text: format(seconds, 3))),

@@ -21,6 +21,8 @@ public final class StoreRecordReader: RecordReader {
     public var evaluationFailures: Int { execution?.evaluationFailures ?? 0 }
     /// The first of them: which record, and why.
     public var firstEvaluationFailure: String? { execution?.firstEvaluationFailure }
+    /// The same, as the record's name and the evaluation's message.
+    public var firstEvaluationFailureParts: (recordName: String, message: String)? { execution?.firstFailure }
 
     private var query = StoreQuery()
     private var execution: QueryExecution?
@@ -115,10 +117,10 @@ public final class StoreRecordSource: RecordSource {
             if pipeline.wantsProgress && reader.recordCount & 0x3FF == 0 { count() }
         }
         if reader.evaluationFailures > 0 {
-            let first = reader.firstEvaluationFailure ?? "a record"
-            let message = "\(reader.evaluationFailures) record(s) the predicate could not be evaluated on, the first: \(first)"
-            try pipeline.transformFailed(TransformFailure(source: name, line: nil, recordIndex: 0,
-                                                          underlying: StoreError(.invalidArgument, message, path: name)))
+            let first = reader.firstEvaluationFailureParts
+            pipeline.transformFailed(TransformFailure(source: name, line: nil, recordIndex: 0, recordName: first?.recordName,
+                                                      underlying: PredicateError(.evaluation, first?.message ?? "")),
+                                     count: reader.evaluationFailures)
         }
     }
 }

@@ -140,9 +140,9 @@ package struct RecordUnitDecoder: Sendable {
             do {
                 guard try transform(&record, matched) else { return }
             } catch {
+                // Not matched, and counted; never an error of the data (``RecordPipeline/transformFailed(_:count:)``).
                 result.events.append(.init(kind: .transformFailure(error), line: line, localIndex: localIndex,
                                            recordsBefore: result.keptCount))
-                if failsFast { throw Stop() }
                 return
             }
         }

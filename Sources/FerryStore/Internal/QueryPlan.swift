@@ -156,7 +156,16 @@ final class QueryExecution {
     private(set) var candidates = 0
     /// Rows whose evaluation failed (they do not match).
     private(set) var evaluationFailures = 0
-    private(set) var firstEvaluationFailure: String?
+    /// The first record the filter could not be evaluated on: its name and why.
+    private(set) var firstFailure: (recordName: String, message: String)?
+    /// ``firstFailure`` as one line: `record "NAME": MESSAGE`.
+    var firstEvaluationFailure: String? {
+        firstFailure.map { failure in
+            var name = JSONOutput(capacity: 64)
+            name.appendString(failure.recordName)
+            return "record \(String(decoding: name.bytes, as: UTF8.self)): \(failure.message)"
+        }
+    }
 
     init(plan: QueryPlan, store: RecordStore) throws {
         self.plan = plan
@@ -189,9 +198,7 @@ final class QueryExecution {
                 if try filter.matches(record) { return true }
             } catch {
                 evaluationFailures += 1
-                if firstEvaluationFailure == nil {
-                    firstEvaluationFailure = "record \(String(decoding: body.prefix(200), as: UTF8.self).split(separator: ",").first ?? ""): \(error)"
-                }
+                if firstFailure == nil { firstFailure = (record.recordName, error.message) }
             }
         }
         return false
