@@ -107,6 +107,8 @@ public final class XMLRecordReader: RecordReader {
     public private(set) var recordIndex = 0
     /// Records returned so far.
     public private(set) var recordCount = 0
+    /// The line where the latest `<record>` read starts.
+    public private(set) var recordLine: Int?
     /// Elements rejected under ``RecordErrorPolicy/skip(rejects:)``.
     public private(set) var rejectedCount = 0
     /// Bytes read from the source so far (libxml2 reads a few kilobytes ahead).
@@ -249,6 +251,7 @@ public final class XMLRecordReader: RecordReader {
         let box = xml.box
         box.scanner.discardMarks(before: elementIndex)
         let mark = box.scanner.mark(elementIndex)
+        recordLine = mark?.line
         box.pinnedOffset = mark?.offset
         box.budgetStart = mark?.offset ?? box.bytesRead
         defer {
@@ -320,7 +323,8 @@ public final class XMLRecordReader: RecordReader {
             } else {
                 error.line = xml.box.scanner.line
             }
-        } else if recordIndex > 0, xml.box.pinnedOffset != nil {
+        } else if recordIndex > 0, xml.box.pinnedOffset != nil, !(error.code == .truncated && xml.box.scanner.depth <= 1) {
+            // (A document cut after a whole record lacks only its end: no record to blame.)
             error.recordIndex = recordIndex
         }
         return error

@@ -217,6 +217,23 @@ struct HostileInputTests {
         }
     }
 
+    @Test("A document that stops after a whole record, or holds only whitespace, is called truncated, not extra content",
+          arguments: [1, 3, Int.max])
+    func truncatedBetweenRecords(chunk: Int) throws {
+        let records = Self.head + Self.root + "\n<record recordName=\"a\" recordType=\"T\"/>\n"
+        for text in [records, records + "  \n", Self.head + Self.root, Self.head + Self.root + "\n"] {
+            let error = try #require(xmlError(Array(text.utf8), chunkSize: chunk))
+            #expect(error.code == .truncated, "\(error)")
+            #expect(error.message.contains("found the end of the input") && !error.message.contains("Extra content"), "\(error)")
+            #expect(error.recordIndex == nil, "\(error)")
+        }
+        for text in ["", " ", "\n\n  \t\n"] {
+            let error = try #require(xmlError(Array(text.utf8), chunkSize: chunk))
+            #expect(error.code == .truncated, "\(error)")
+            #expect(!error.message.contains("Extra content"), "\(error)")
+        }
+    }
+
     @Test("Invalid UTF-8 is refused wherever it appears", arguments: [
         [0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE6, 0x97], [0xF5, 0x80, 0x80, 0x80], [0x80],
     ] as [[UInt8]])

@@ -441,6 +441,17 @@ final class LibXMLTextReader {
             }
         } else if let first = Self.mostSpecific(diagnostics.items) {
             error = Self.translate(first, atEOF: box.isEOF)
+            // At the end of the input, libxml2's reader may call an unfinished document "extra
+            // content"; Ferry's own scanner knows better: elements still open, or none at all.
+            if box.isEOF && box.scanner.state == .text && first.message.contains("Extra content") {
+                if box.scanner.rootMark == nil {
+                    error = XMLFormatError(.truncated, "expected an XML document (<records xmlns=\"\(XMLRecordFormat.namespace)\" version=\"1\">), found only whitespace",
+                                           line: box.scanner.line, column: nil, libxml2Code: first.code)
+                } else if box.scanner.depth > 0 {
+                    error = XMLFormatError(.truncated, "expected the rest of the document (\(box.scanner.depth) element\(box.scanner.depth == 1 ? "" : "s") still open), found the end of the input",
+                                           line: box.scanner.line, column: nil, libxml2Code: first.code)
+                }
+            }
             // libxml2's push parser sometimes stops at bytes that are not UTF-8 without saying so.
             if error.code != .invalidUTF8, let line = error.line, let column = error.column,
                let offset = box.offset(line: line, column: column, anchor: anchor), let stop = box.window?.bytes(from: offset),
