@@ -29,7 +29,7 @@ struct Convert: ParsableCommand {
         `ferry convert x.ndjson x.ndjson --type Message` keeps only x's messages, renaming the new \
         file over x after all of it was read (a store output, written in place, may not be an \
         input). An option that would change nothing is a usage error (exit 2): \
-        --mode needs a store output, --database an archive or a store, --level a gzip-compressed \
+        --mode and --busy-timeout need a store output, --database an archive or a store, --level a gzip-compressed \
         output, --assets an archive, --gzip anything but a store; --args needs --where, \
         --sort-memory --sort. A store is read \
         from its file, not from standard input. A one-line summary goes to stderr (--quiet silences it; --json \
@@ -96,6 +96,10 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("With a store output: insert (records must be new), upsert (update fields) or replace (whole records).", valueName: "MODE"))
     var mode: StoreWriter.Mode?
 
+    @Option(name: .customLong("busy-timeout"), parsing: .unconditional,
+            help: "With a store output: seconds to wait for another process writing to the store (default 5; at most 2147483, about 24 days).")
+    var busyTimeout: Double?
+
     @Option(name: .customLong("changes-since"), help: ArgumentHelp("With a store input: write its journal after this store token (0 for all) as a Ferry change log.", valueName: "TOKEN"))
     var changesSince: String?
 
@@ -138,6 +142,7 @@ struct Convert: ParsableCommand {
         }
         if let limit { try checkNumber(limit, of: "--limit", in: 0...Int.max) }
         if let level { try checkNumber(level, of: "--level", in: 0...9) }
+        if let busyTimeout { try checkBusyTimeout(busyTimeout) }
         if let assets, !FileSystem.isDirectory(assets) {
             throw ValidationError("--assets expects a folder, found '\(assets)'")
         }
@@ -184,8 +189,8 @@ struct Convert: ParsableCommand {
         if gzip && format == .store && changesSince == nil {
             throw ValidationError("--gzip needs an output that can be compressed (NDJSON, XML, an archive), \(found): a store is one SQLite file")
         }
-        if mode != nil && format != .store {
-            throw ValidationError("--mode needs a store output (a name ending in .sqlite, or --to store), \(found)")
+        for (flag, used) in [("--mode", mode != nil), ("--busy-timeout", busyTimeout != nil)] where used && format != .store {
+            throw ValidationError("\(flag) needs a store output (a name ending in .sqlite, or --to store), \(found)")
         }
         if database != nil && format != .store && format != .archive {
             throw ValidationError("--database needs an archive or a store output (names ending in .tar.gz or .sqlite, or --to), \(found)")
@@ -213,7 +218,8 @@ struct Convert: ParsableCommand {
         do {
             if let rejects { rejectsFile = try OutputFile(path: rejects) }
             let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
-                format: to, gzip: gzip, level: level ?? 6, threads: threads, database: database ?? "private", storeMode: mode ?? .insert))
+                format: to, gzip: gzip, level: level ?? 6, threads: threads, database: database ?? "private", storeMode: mode ?? .insert,
+                busyTimeout: busyTimeout ?? 5))
             output = out
             if let assets, let archive = out.archive { try archive.archive.addAssets(fromDirectory: assets) }
             let pipeline = try makePipeline(into: out.writer, rejects: rejectsFile)

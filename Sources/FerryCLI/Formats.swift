@@ -377,6 +377,8 @@ struct RecordOutputOptions {
     var database = "private"
     /// What a store output does with records it holds (`--mode`).
     var storeMode: StoreWriter.Mode = .insert
+    /// Seconds a store output waits for another process writing to it (`--busy-timeout`).
+    var busyTimeout: Double = 5
 }
 
 /// An output being written: the records writer, and the archive when the output is one.
@@ -436,7 +438,8 @@ func openRecordOutput(_ path: String, options: RecordOutputOptions) throws -> Re
     let format = try outputFormat(of: path, declared: options.format)
     if format == .store {
         guard path != "-" else { throw ValidationError("a store is written to a file, not to standard output") }
-        let writer = try StoreWriter(path: path, configuration: .init(mode: options.storeMode, database: options.database))
+        let writer = try StoreWriter(path: path, configuration: .init(mode: options.storeMode, database: options.database,
+                                                                      busyTimeout: options.busyTimeout))
         return RecordOutput(writer: writer, archive: nil, file: nil, store: writer)
     }
     let compression = GzipSink.Configuration(level: options.level, threads: options.threads)

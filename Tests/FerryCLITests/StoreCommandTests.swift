@@ -168,6 +168,21 @@ struct StoreCommandTests {
         #expect(try RecordStore(path: store).recordCount() == 40_005)
     }
 
+    @Test("convert into a store another process writes waits --busy-timeout seconds, then fails saying so, the store unchanged")
+    func busyTimeout() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", store, "--quiet"]) == 0)
+        let holder = try StoreWriter(path: store, configuration: .init(mode: .upsert))
+        try holder.write(Record(recordName: "held", recordType: "T"))
+        let (code, _, error) = try runBinary(["convert", samples + "/shopping.ndjson", store, "--mode", "upsert", "--busy-timeout", "0.3"])
+        #expect(code == 1)
+        #expect(error.contains("another process is writing to the store; waited 0.3 s"), "\(error)")
+        try holder.finish()
+        #expect(try RecordStore(path: store).recordCount() == 6)
+        #expect(Ferry.execute(["convert", samples + "/shopping.ndjson", store, "--mode", "upsert", "--busy-timeout", "0.3", "--quiet"]) == 0)
+    }
+
     @Test("fetch prints the records asked for and reports the missing ones")
     func fetch() throws {
         let directory = scratchDirectory()

@@ -28,6 +28,8 @@ struct UsageErrorTests {
     @Test("An option given where it does not apply is a usage error naming it, with the subcommand's usage", arguments: [
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.ndjson", "--mode", "replace"], mentions: ["--mode", "store"], usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.tar.gz", "--mode", "upsert"], mentions: ["--mode", "store"], usage: "ferry convert"),
+        Case(arguments: ["convert", "S/chat.ndjson", "D/o.ndjson", "--busy-timeout", "1"], mentions: ["--busy-timeout", "store"], usage: "ferry convert"),
+        Case(arguments: ["convert", "S/chat.ndjson", "D/o.sqlite", "--busy-timeout", "-1"], mentions: ["--busy-timeout"], usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.ndjson", "--database", "shared"], mentions: ["--database", "archive", "store"],
              usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.xml", "--database", "shared"], mentions: ["--database", "archive"], usage: "ferry convert"),
