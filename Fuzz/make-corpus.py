@@ -109,6 +109,8 @@ predicates = [
     'zoneName == "Chats" AND recordType == "Message"', 'creationDate < modificationDate', 'f1 == 9007199254740993',
     'f0 ==[c] "kelvin" OR f2 CONTAINS[d] "e"', 'f4 >= CAST(631152000, "NSDate")', 'f3 == "Kelvin"', 'self.text == %@',
     'count IN {1, 2, 3}', 'text CONTAINS "\\u00e9"', "text == 'single'", 'lastModifiedUserRecordID == "_u"',
+    # Regressions: traps found by hand (INT64.min % -1, a double beyond INT64 made an integer).
+    'modulus:by:(-9223372036854775808, -1) == 0', 'FUNCTION(1e300, "intValue") == 0', 'text MATCHES "(H)(i)"',
 ]
 write("predicate", predicates)
 write("store-sql", predicates + ['f1 > 50', 'f1 == -0.0', 'f0 == "stra\u00dfe"', 'ANY f2 == "hello"', 'f5 CONTAINS 3',
@@ -184,6 +186,25 @@ def tar(members, compress=False):
     return gzip.compress(data, mtime=0) if compress else data
 
 
+def pax_overflow():
+    """A pax header whose second record declares a length near 2^63 (a trap, found by review)."""
+    def header(name, size, kind):
+        block = bytearray(512)
+        block[0:len(name)] = name
+        block[100:108] = b"0000644\0"
+        block[124:136] = b"%011o\0" % size
+        block[136:148] = b"00000000000\0"
+        block[156:157] = kind
+        block[257:265] = b"ustar\x0000"
+        block[148:156] = b" " * 8
+        block[148:156] = b"%06o\0 " % sum(block)
+        return bytes(block)
+    records = b"9 path=a\n9223372036854775807 path=b\n"
+    data = header(b"pax", len(records), b"x") + records + b"\0" * ((-len(records)) % 512)
+    data += header(b"a", 2, b"0") + b"a\n" + b"\0" * 510 + b"\0" * 1024
+    return data
+
+
 lines = b"".join(line + b"\n" for line in sample_lines("shopping.ndjson", 2))
 write("archive", [
     tar([("records/private/_defaultZone.ndjson", lines)]),
@@ -192,6 +213,7 @@ write("archive", [
     tar([("exports/query.json", sample("lookup-response-with-error.json"))]),
     tar([("records/shared/Z.ndjson", dumps(TINY).encode() + b"\n")], compress=True),
     b"\0" * 1024,
+    pax_overflow(),
 ])
 
 # Dictionaries: the words each format is made of.
