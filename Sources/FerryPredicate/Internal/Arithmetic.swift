@@ -66,6 +66,14 @@ enum Arithmetic {
         }
     }
 
+    /// The mean of finite numbers, finite even where their sum is not (`{1e308, 1e308}`: 1e308).
+    static func mean(_ numbers: [Double]) -> Double {
+        let n = Double(numbers.count)
+        let sum = numbers.reduce(0, +)
+        if sum.isFinite || !numbers.allSatisfy(\.isFinite) { return sum / n }
+        return numbers.reduce(0) { $0 + $1 / n }
+    }
+
     /// `@sum`, `@avg`, `@min`, `@max` over a collection (nil elements skipped).
     static func aggregate(_ op: String, _ items: [RuntimeValue]) throws(PredicateError) -> RuntimeValue {
         let present = items.filter { !$0.isNull }
@@ -76,9 +84,9 @@ enum Arithmetic {
             return total
         case "@avg":
             if present.isEmpty { return .null }
-            var total = 0.0
-            for item in present { total += try number(item, "@avg") }
-            return normalized(total / Double(present.count))
+            var numbers: [Double] = []
+            for item in present { numbers.append(try number(item, "@avg")) }
+            return normalized(mean(numbers))
         default:
             guard var best = present.first else { return .null }
             for item in present.dropFirst() {

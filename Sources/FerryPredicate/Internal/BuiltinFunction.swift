@@ -154,14 +154,14 @@ enum BuiltinFunction: Sendable {
         case .median:
             numbers.sort()
             let mid = numbers.count / 2
-            return Arithmetic.normalized(numbers.count % 2 == 1 ? numbers[mid] : (numbers[mid - 1] + numbers[mid]) / 2)
+            return Arithmetic.normalized(numbers.count % 2 == 1 ? numbers[mid] : Arithmetic.mean([numbers[mid - 1], numbers[mid]]))
         case .mode:
             var counts: [Double: Int] = [:]
             for n in numbers { counts[n, default: 0] += 1 }
             let top = counts.values.max() ?? 0
             return .array(counts.filter { $0.value == top }.keys.sorted().map(Arithmetic.normalized))
         default:
-            let mean = numbers.reduce(0, +) / Double(numbers.count)
+            let mean = Arithmetic.mean(numbers)
             let variance = numbers.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(numbers.count)
             return .double(Foundation.sqrt(variance))
         }

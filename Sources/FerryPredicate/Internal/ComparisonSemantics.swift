@@ -64,7 +64,7 @@ enum ComparisonSemantics {
         case (.null, _), (_, .null): return false
         case (.integer(let a), .integer(let b)): return a == b
         case (.integer, .double), (.double, .integer), (.double, .double):
-            return lhs.numberValue == rhs.numberValue
+            return compareNumbers(lhs, rhs) == 0
         case (.string(let a), .string(let b)):
             return options.isEmpty || options == [.normalized] || options == [.localeSensitive]
                 ? a == b : StringMatching.fold(a, options) == StringMatching.fold(b, options)
@@ -78,6 +78,32 @@ enum ComparisonSemantics {
         case (.record(let a), .record(let b)): return a.recordName == b.recordName && a.zoneName == b.zoneName
         default: return false
         }
+    }
+
+    /// Two numbers by value, exactly: an integer against a double compares as the mathematical
+    /// numbers they are (`9007199254740993` is more than `9007199254740992.0`, and INT64's largest
+    /// is less than `9223372036854775808`), not as two doubles. `nil` when either is NaN.
+    static func compareNumbers(_ lhs: RuntimeValue, _ rhs: RuntimeValue) -> Int? {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): return a < b ? -1 : a == b ? 0 : 1
+        case (.integer(let a), .double(let b)): return compare(a, b)
+        case (.double(let a), .integer(let b)): return compare(b, a).map { -$0 }
+        default:
+            guard let a = lhs.numberValue, let b = rhs.numberValue, !a.isNaN, !b.isNaN else { return nil }
+            return a < b ? -1 : a == b ? 0 : 1
+        }
+    }
+
+    /// `a` against `b`, exactly; `nil` when `b` is NaN.
+    static func compare(_ a: Int64, _ b: Double) -> Int? {
+        if b.isNaN { return nil }
+        // Every double at or above 2^63 is above every Int64, every one below -2^63 below it.
+        if b >= 0x1p63 { return -1 }
+        if b < -0x1p63 { return 1 }
+        let whole = b.rounded(.down)  // now exactly an Int64
+        let w = Int64(whole)
+        if a != w { return a < w ? -1 : 1 }
+        return whole == b ? 0 : -1  // b has a fraction above its floor
     }
 
     /// Dates (seconds since 1970) compare by their milliseconds (``ISO8601/milliseconds(seconds:)``),
@@ -95,9 +121,7 @@ enum ComparisonSemantics {
         case (.null, _), (_, .null): return nil
         case (.integer(let a), .integer(let b)): return a < b ? -1 : a == b ? 0 : 1
         case (.integer, .double), (.double, .integer), (.double, .double):
-            let a = lhs.numberValue ?? 0, b = rhs.numberValue ?? 0
-            if a.isNaN || b.isNaN { return nil }
-            return a < b ? -1 : a == b ? 0 : 1
+            return compareNumbers(lhs, rhs)
         case (.string(let a), .string(let b)):
             let x = StringMatching.fold(a, options), y = StringMatching.fold(b, options)
             return x < y ? -1 : x == y ? 0 : 1

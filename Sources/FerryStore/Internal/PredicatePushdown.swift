@@ -14,8 +14,8 @@ import FerryRecords
 ///   constant is pushed only when it is ASCII without `K`, `;` or `` ` `` (the only ASCII
 ///   characters with a non-ASCII canonical equivalent: U+212A, U+037E, U+1FEF).
 /// - Numbers are pushed when both sides compare alike in SQLite and in Swift: integers of at
-///   most 2^53 in magnitude and doubles below 2^53 (Swift compares an Int64 with a Double as
-///   Doubles).
+///   most 2^53 in magnitude and doubles below 2^53 (both compare an Int64 with a Double exactly;
+///   the bound keeps the translation simple to check).
 /// - Dates are compared in milliseconds, widened by one millisecond each way (never exact).
 /// - `CONTAINS`, `IN` a field, `ANY … ==` become a byte search of the whole record JSON, which
 ///   holds every string value unescaped when the constant has no `"`, `\` or control characters;
