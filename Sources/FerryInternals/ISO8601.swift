@@ -39,6 +39,15 @@ package enum ISO8601 {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
+    /// The days of `month` (1–12) in `year` of the proleptic Gregorian calendar.
+    package static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
     @inlinable
     package static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
@@ -135,7 +144,8 @@ package enum ISO8601 {
               bytes.last == UInt8(ascii: "Z"),
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 61 else { return nil }
         var ms: Int64 = 0
         if bytes.count > 20 {
             guard bytes[19] == UInt8(ascii: "."), bytes.count == 24, let fraction = number(20..<23) else { return nil }
@@ -186,7 +196,7 @@ package enum ISO8601 {
             return false
         }
         guard let year = digits(4), take("-"), let month = digits(2), take("-"), let day = digits(2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+              (1...12).contains(month), (1...daysIn(month: Int64(month), year: Int64(year))).contains(Int64(day)) else { return nil }
         var seconds = Double(days(fromCivil: Int64(year), Int64(month), Int64(day))) * 86_400
         if i == b.count { return seconds }
         guard take("T") || take("t") || take(" "), let hour = digits(2), take(":"), let minute = digits(2),
@@ -210,10 +220,10 @@ package enum ISO8601 {
         if i == b.count || take("Z") || take("z") { return i == b.count ? seconds : nil }
         let sign: Double
         if take("+") { sign = 1 } else if take("-") { sign = -1 } else { return nil }
-        guard let oh = digits(2) else { return nil }
+        guard let oh = digits(2), oh < 24 else { return nil }
         _ = take(":")
         let om = digits(2) ?? 0
-        guard i == b.count else { return nil }
+        guard i == b.count, om < 60 else { return nil }
         return seconds - sign * Double(oh * 3600 + om * 60)
     }
 }

@@ -70,6 +70,14 @@ struct TarFormatTests {
         #expect(ISO8601.parse(text) == milliseconds)
     }
 
+    @Test("Days a month does not have are not dates", arguments: [
+        ("2023-02-29T00:00:00.000Z", false), ("2024-02-29T00:00:00.000Z", true), ("2000-02-29T00:00:00Z", true),
+        ("2100-02-29T00:00:00Z", false), ("2024-04-31T00:00:00Z", false), ("2024-12-31T23:59:59Z", true),
+    ])
+    func iso8601Days(text: String, isDate: Bool) {
+        #expect((ISO8601.parse(text) != nil) == isDate)
+    }
+
     @Test("Unsafe member names are refused and harmless ones normalized", arguments: [
         ("../evil", false), ("/etc/passwd", false), ("a/../../b", false), ("a\\b", false), ("", false), ("./", false),
         ("./manifest.json", true), ("records//private/x.ndjson", true), ("records/", true),

@@ -472,6 +472,13 @@ enum ParseTable {
         .bad("a == %s", "a string", args: "[1]"),
         .bad("a == %@", "found a JSON object", args: #"[{"x": 1}]"#),
         .bad("a == %@", "ISO 8601", args: #"[{"$date": "yesterday"}]"#),
+        // Days a month does not have, and offsets beyond a day, are not dates (they rolled over).
+        .bad("a == %@", "ISO 8601", args: #"[{"$date": "2023-02-29T00:00:00Z"}]"#),
+        .bad("a == %@", "ISO 8601", args: #"[{"$date": "2024-02-30"}]"#),
+        .bad("a == %@", "ISO 8601", args: #"[{"$date": "2024-04-31T10:00:00Z"}]"#),
+        .bad("a == %@", "ISO 8601", args: #"[{"$date": "2024-05-01T12:00:00+99:99"}]"#),
+        .bad("a == %@", "ISO 8601", args: #"[{"$date": "2024-05-01T12:00:00+01:60"}]"#),
+        .bad("a == %@", "ISO 8601", args: #"[{"$date": "1900-02-29"}]"#),
         .bad("a == %@", "$location", args: #"[{"$location": [1]}]"#),
         .bad("a == %@", "record name", args: #"[{"$reference": 5}]"#),
     ]
