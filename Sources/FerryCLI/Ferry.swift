@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryIO
+import FerryInternals
 
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +47,25 @@ public struct Ferry: ParsableCommand {
         TemporaryFiles.installSignalHandlers()
         ProcessMemory.keepFreedMemoryForReuse()
         ProcessMemory.reclaimAtExit()
+        if arguments == nil, let problem = nonUTF8Argument() {
+            // Swift would repair the bytes into U+FFFD: a predicate would then test for that, a
+            // path name another file.
+            StandardError.write("ferry: argument \(problem.index): \(problem.message) at byte \(problem.offset + 1) "
+                                + "(Ferry reads paths, predicates and values as UTF-8)\n")
+            Glibc_exit(2)
+        }
         Glibc_exit(execute(arguments))
+    }
+
+    /// The first command-line argument whose bytes are not UTF-8, with what is wrong and where.
+    static func nonUTF8Argument() -> (index: Int, offset: Int, message: String)? {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let count = strlen(argument)
+            let found = argument.withMemoryRebound(to: UInt8.self, capacity: count) { UTF8Check.firstProblem($0, from: 0, to: count) }
+            if let found { return (index, found.offset, found.problem.message) }
+        }
+        return nil
     }
 
     /// Runs the command line in this process and returns the exit code instead of exiting;

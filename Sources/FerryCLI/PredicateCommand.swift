@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryIO
+import FerryInternals
 import FerryPredicate
 import FerryRecords
 
@@ -131,12 +132,23 @@ extension PredicateCommand {
             let parsedSchema = try cloudKitSchema.load()
             if batch {
                 let source = try InputFile(path: predicate ?? "-")
-                let text = String(decoding: try source.readAll(limit: 1 << 30), as: UTF8.self)
+                let bytes = try source.readAll(limit: 1 << 30)
                 var failures = 0
-                for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    let trimmed = String(line).trimmed
-                    if trimmed.isEmpty { continue }
-                    var result = check(trimmed, arguments: arguments, schema: parsedSchema)
+                // Lines end at LF or CRLF; a line that is not UTF-8 is a failed check, not repaired.
+                for (index, var line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+                    if line.last == 0x0D { line = line.dropLast() }
+                    var result: JSONObject
+                    if let problem = line.withUnsafeBufferPointer({ buffer in
+                        buffer.baseAddress.flatMap { UTF8Check.firstProblem($0, from: 0, to: buffer.count) }
+                    }) {
+                        result = ["ok": .bool(false), "canonical": .null, "errors": .array([
+                            findingJSON(rule: PredicateError.Code.syntax.rawValue, message: problem.problem.message, line: 1,
+                                        column: problem.offset + 1)])]
+                    } else {
+                        let trimmed = String(decoding: line, as: UTF8.self).trimmed
+                        if trimmed.isEmpty { continue }
+                        result = check(trimmed, arguments: arguments, schema: parsedSchema)
+                    }
                     if result["ok"] != .bool(true) { failures += 1 }
                     result.members.insert(.init(key: "line", value: .number(JSONNumber(Int64(index + 1)))), at: 0)
                     if !quiet { print(render(.object(result))) }

@@ -245,6 +245,35 @@ struct PredicateCommandTests {
         #expect(bad == 1)
     }
 
+    @Test("Predicate text that is not UTF-8 is refused, not repaired into U+FFFD; batch lines end at LF or CRLF")
+    func notUTF8() throws {
+        // An argument with a byte 0xFF, through a shell (Process takes Strings, which are UTF-8).
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", #""$0" predicate check "$(printf 'name == "\377"')""#, try ferryBinary()]
+        let error = Pipe()
+        shell.standardError = error
+        shell.standardOutput = Pipe()
+        try shell.run()
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 2)
+        #expect(message.contains("argument 3: expected UTF-8 text, found byte 0xFF at byte 10"), "\(message)")
+
+        let dir = scratchDirectory()
+        let batch = dir + "/batch.txt"
+        try Data(Array("a == 1\r\nb == 2\r\n\r\nname == \"".utf8) + [0xFF] + Array("\"\nc == 3".utf8))
+            .write(to: URL(fileURLWithPath: batch))
+        let (code, out, _) = try runBinary(["predicate", "check", "--batch", batch])
+        #expect(code == 1)
+        let lines = out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(out)")
+        #expect(lines.first?.hasPrefix(#"{"line":1,"ok":true,"canonical":"a == 1""#) == true, "\(out)")
+        #expect(lines.dropFirst().first?.hasPrefix(#"{"line":2,"ok":true,"canonical":"b == 2""#) == true, "\(out)")
+        #expect(lines.dropFirst(2).first?.contains(#""line":4,"ok":false"#) == true && lines.dropFirst(2).first?.contains("0xFF") == true, "\(out)")
+        #expect(lines.last?.hasPrefix(#"{"line":5,"ok":true,"canonical":"c == 3""#) == true, "\(out)")
+    }
+
     @Test("convert --where keeps exactly the matching records")
     func whereFilter() throws {
         let dir = scratchDirectory()
