@@ -62,6 +62,26 @@ struct ChangeLogReaderTests {
         #expect(replayer.state.recordCount == 3000)
     }
 
+    @Test("A page without a zone takes the previous page's across files too (a folder of saved pages)")
+    func pageZonesAcrossFiles() throws {
+        let pages = [#"{"records":[{"recordName":"a","recordType":"Item","zoneID":\#(chats)},{"recordName":"b","recordType":"Item"}],"syncToken":"S1","moreComing":true}"#,
+                     #"{"records":[{"recordName":"a","deleted":true}],"syncToken":"S2","moreComing":false}"#,
+                     #"{"records":[],"syncToken":"S3","moreComing":false}"#]
+        for threads in decodingModes {
+            let whole = try replay(Array(pages.joined(separator: "\n").utf8), .init(decodingThreads: threads))
+            let replayer = Replayer(configuration: .init(decodingThreads: threads))
+            var remaining = pages.enumerated().map { MemorySource($0.element, name: "page-\($0.offset).json") }
+            try replayer.apply(sources: { remaining.isEmpty ? nil : remaining.removeFirst() })
+            try replayer.finish()
+            for result in [whole, replayer] {
+                #expect(try result.state.records().map(\.recordName) == ["b"], "threads \(threads)")
+                #expect(result.tokens.zones.map(\.zoneID) == [zone], "threads \(threads)")
+                #expect(result.tokens.zones.map(\.syncToken) == ["S3"], "threads \(threads)")
+                #expect(result.anomalies.total == 0, "threads \(threads)")
+            }
+        }
+    }
+
     @Test("changes/zone responses read as each zone's changes then its token; error entries are skipped by the reader")
     func changesZone() throws {
         let text = #"{"zones":[{"zoneID":\#(chats),"records":[{"recordName":"a","recordType":"Item"}],"syncToken":"Z1","moreComing":false},{"zoneID":{"zoneName":"Gone"},"serverErrorCode":"ZONE_NOT_FOUND"}]}"#

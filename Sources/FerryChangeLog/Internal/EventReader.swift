@@ -219,7 +219,9 @@ final class EventReader: RawEventSource {
     private func collect(_ job: Job) throws {
         let unit = job.unit
         if unit.sourceIndex != collected.sourceIndex {
-            collected = (unit.sourceIndex, 0, nil)
+            // Lines count per input; the latest page's zone carries over to the next input (a
+            // folder of saved pages has the empty last page of a fetch in a file of its own).
+            collected = (unit.sourceIndex, 0, collected.pageZone)
         }
         if job.oversizedLine {
             throw ChangeLogError(.tooLarge, "expected a line of at most \(configuration.maximumLineBytes) bytes, found a longer one",
@@ -262,8 +264,8 @@ final class EventReader: RawEventSource {
     /// document. Line units report lines counted within the unit; document units, within the input.
     static func decode(_ job: Job, with decoder: inout EventDecoder, sourceName: String, maximumLineBytes: Int,
                        givenPageZone: ZoneID?, pointsAtWhitespace: Bool = false, sequential: Bool = false) {
-        if sequential && job.unit.offset > 0 {
-            decoder.continueBlock() // on with the input's zone of the latest page
+        if sequential {
+            decoder.continueBlock() // on with the zone of the latest page, of this input or an earlier one
         } else {
             decoder.startBlock(pageZone: givenPageZone)
         }
