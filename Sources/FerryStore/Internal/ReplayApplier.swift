@@ -135,8 +135,10 @@ final class ReplayApplier {
         }
     }
 
-    private func loadScope(_ key: ScopeKey, zone: ZoneID) throws -> Scope {
-        if let scope = scopes[key] { return scope }
+    /// Loads the scope of `key` into ``scopes`` (once). Callers change it there, in place: a copy
+    /// alive while its `held` array grows would copy the array at every change held back.
+    private func loadScope(_ key: ScopeKey, zone: ZoneID) throws {
+        if scopes[key] != nil { return }
         var scope = Scope(knownTokens: [], latestToken: nil, isUndecided: false)
         if key.isDatabase {
             let tokens = try connection.prepare("SELECT sync_token FROM checkpoints WHERE database_id = ?1 AND zone_id = 0")
@@ -157,7 +159,6 @@ final class ReplayApplier {
             scope.isUndecided = !scope.knownTokens.isEmpty && !restoresJournal
         }
         scopes[key] = scope
-        return scope
     }
 
     // MARK: Applying
@@ -174,31 +175,26 @@ final class ReplayApplier {
         case .zoneSaved(let z), .zoneDeleted(let z), .zonePurged(let z): z
         case .checkpoint(let c): c.zoneID ?? .default
         }
-        var scope = try loadScope(key, zone: zone)
-        guard scope.isUndecided else {
+        try loadScope(key, zone: zone)
+        guard scopes[key]!.isUndecided else {
             lastApplying = key
             return try applyNow(item)
         }
         guard case .checkpoint(let checkpoint) = item.change else {
-            scope.held.append(item)
-            scopes[key] = scope
+            scopes[key]!.held.append(item)
             return
         }
-        if scope.knownTokens.contains(checkpoint.syncToken) {
+        var held: [ReplayItem] = []
+        swap(&held, &scopes[key]!.held)
+        if scopes[key]!.knownTokens.contains(checkpoint.syncToken) {
             // Applied by an earlier run: so was everything held back before it. Past the zone's
             // latest token its changes are still held, until its next checkpoint (new, then) or a
             // zone deletion the database's checkpoints show was applied already (the earlier run
             // then applied them too, with no zone checkpoint between), or the end of the history.
-            skipped += scope.held.count + 1
-            let dropped = scope.held
-            scope.held.removeAll()
-            scopes[key] = scope
-            if key.isDatabase { for item in dropped { dropZoneChangesHeld(before: item) } }
+            skipped += held.count + 1
+            if key.isDatabase { for item in held { dropZoneChangesHeld(before: item) } }
         } else {
-            let held = scope.held
-            scope.held.removeAll()
-            scope.isUndecided = false
-            scopes[key] = scope
+            scopes[key]!.isUndecided = false
             for earlier in held { try applyNow(earlier) }
             try applyNow(item)
         }
