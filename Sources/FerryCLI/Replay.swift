@@ -206,21 +206,42 @@ struct Replay: ParsableCommand {
             if let out { output = try openRecordOutput(out, options: RecordOutputOptions(format: to?.format, database: database ?? "private")) }
             if let report { reportFile = try OutputFile(path: report) }
             let baseState = try loadBase()
-            var configuration = try configuration()
             // Without --since, a base written by Ferry continues from its last checkpoint.
-            if base != nil && since == nil { configuration.since = baseState.tokens.lastCheckpoint?.syncToken }
-            let replayer = Replayer(configuration: configuration, base: baseState)
+            let implicitSince = base != nil && since == nil ? baseState.tokens.lastCheckpoint?.syncToken : nil
+            let paths = try expandInputs(histories, quiet: quiet)
             var logWriter: ChangeLogWriter?
-            if let log {
-                let file = try OutputFile(path: log)
-                logFile = file
-                let writer = ChangeLogWriter(sink: RecordFormat.impliesGzip(log) ? try GzipSink(wrapping: file) : file)
-                replayer.onApply = { try writer.write($0) }
-                logWriter = writer
+            func attempt(since: String?, base: ReplayState) throws -> Replayer {
+                var configuration = try configuration()
+                if let since { configuration.since = since }
+                let replayer = Replayer(configuration: configuration, base: base)
+                logFile?.abandon()
+                if let log {
+                    let file = try OutputFile(path: log)
+                    logFile = file
+                    let writer = ChangeLogWriter(sink: RecordFormat.impliesGzip(log) ? try GzipSink(wrapping: file) : file)
+                    replayer.onApply = { try writer.write($0) }
+                    logWriter = writer
+                }
+                replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
+                let sources = HistorySources(paths)
+                try replayer.apply(sources: { try sources.next() })
+                return replayer
             }
-            replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
-            let sources = HistorySources(try expandInputs(histories, quiet: quiet))
-            try replayer.apply(sources: { try sources.next() })
+            var replayer = try attempt(since: implicitSince, base: baseState)
+            if let implicitSince, !replayer.reachedSince, !paths.contains("-") {
+                // The history does not go back to the base (the next file of a series, not the
+                // whole log again): all of it follows the base. Read again from the start, as
+                // what was read was skipped while looking for the token.
+                if !quiet {
+                    progress.clear()
+                    StandardError.write("ferry: the history holds no checkpoint with --base's last token \"\(implicitSince)\": "
+                                        + "all of it is applied after the base\n")
+                }
+                replayer = try attempt(since: nil, base: try loadBase())
+            } else if let implicitSince, !replayer.reachedSince {
+                throw CommandFailure(message: "the history holds no checkpoint with --base's last token \"\(implicitSince)\", and standard "
+                                     + "input cannot be read again to apply all of it: give the history as a file, or give --since")
+            }
             let applied = clock.seconds
             if tokensOnly {
                 try replayer.finish()

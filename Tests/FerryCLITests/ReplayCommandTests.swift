@@ -94,6 +94,35 @@ struct ReplayCommandTests {
         #expect(try stateRecords(dir + "/next2.ndjson") == canonicalJSON(history.finalSnapshot))
     }
 
+    @Test("The next file of a series continues the base's state: a history without the base's token applies whole, after it")
+    func seriesOfFiles() throws {
+        let dir = setUp()
+        let point = history.checkpoints[history.checkpoints.count / 2]
+        let lines = try String(contentsOfFile: dir + "/h.ndjson", encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let cut = try #require(lines.firstIndex { $0.contains(#""event":"checkpoint""#) && $0.contains(#""syncToken":"\#(point.token)""#) })
+        try (lines[...cut].joined(separator: "\n") + "\n").write(toFile: dir + "/h1.ndjson", atomically: false, encoding: .utf8)
+        try lines[(cut + 1)...].joined(separator: "\n").write(toFile: dir + "/h2.ndjson", atomically: false, encoding: .utf8)
+        #expect(Ferry.execute(["replay", dir + "/h1.ndjson", "--out", dir + "/s1.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/s1.ndjson") == canonicalJSON(point.snapshot))
+        // The next file alone, as Docs/ReplaySemantics.md shows it, and the whole log again: the same state.
+        let (code, _, error) = try runBinary(["replay", dir + "/h2.ndjson", "--base", dir + "/s1.ndjson", "--out", dir + "/s2.ndjson"])
+        #expect(code == 0, "\(error)")
+        #expect(error.contains("holds no checkpoint with --base's last token"), "\(error)")
+        #expect(try stateRecords(dir + "/s2.ndjson") == canonicalJSON(history.finalSnapshot))
+        #expect(Ferry.execute(["replay", dir + "/h.ndjson", "--base", dir + "/s1.ndjson", "--out", dir + "/s3.ndjson", "--quiet"]) == 0)
+        #expect(try stateRecords(dir + "/s3.ndjson") == canonicalJSON(history.finalSnapshot))
+        #expect(try String(contentsOfFile: dir + "/s2.ndjson.tokens.json", encoding: .utf8)
+                == String(contentsOfFile: dir + "/s3.ndjson.tokens.json", encoding: .utf8))
+        // An explicit --since the history lacks still fails, and so does standard input, which cannot be read again.
+        #expect(Ferry.execute(["replay", dir + "/h2.ndjson", "--base", dir + "/s1.ndjson", "--since", point.token,
+                               "--out", dir + "/s4.ndjson", "--quiet"]) == 1)
+        let (stdinCode, _, stdinError) = try runBinary(["replay", "-", "--base", dir + "/s1.ndjson", "--out", dir + "/s5.ndjson"],
+                                                       stdinFile: dir + "/h2.ndjson")
+        #expect(stdinCode == 1)
+        #expect(stdinError.contains("cannot be read again"), "\(stdinError)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/s4.ndjson") && !FileManager.default.fileExists(atPath: dir + "/s5.ndjson"))
+    }
+
     @Test("A folder of response files, gzip-compressed or not, and standard input are histories")
     func foldersGzipAndStdin() throws {
         let dir = setUp()
