@@ -123,6 +123,23 @@ struct ReplayCommandTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/s4.ndjson") && !FileManager.default.fileExists(atPath: dir + "/s5.ndjson"))
     }
 
+    @Test("--until stops reading at its checkpoint: a line being written after it, in the same file, is never read",
+          arguments: ["0", "2"])
+    func untilIgnoresLaterBytes(threads: String) throws {
+        let dir = scratchDirectory()
+        let text = #"{"event":"recordSaved","record":{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{}}}"# + "\n"
+            + #"{"event":"checkpoint","zoneID":{"zoneName":"Z"},"syncToken":"Z1","moreComing":false}"# + "\n"
+            + #"{"event":"recordSaved","record":{"recordNa"#
+        try text.write(toFile: dir + "/h.ndjson", atomically: false, encoding: .utf8)
+        let (code, _, error) = try runBinary(["replay", dir + "/h.ndjson", "--until", "Z1", "--out", dir + "/s.ndjson", "--threads", threads])
+        #expect(code == 0, "\(error)")
+        #expect(try stateRecords(dir + "/s.ndjson").count == 1)
+        // Without --until the cut line is an error, with its line.
+        let (whole, _, message) = try runBinary(["replay", dir + "/h.ndjson", "--out", dir + "/t.ndjson", "--threads", threads])
+        #expect(whole == 1)
+        #expect(message.contains("h.ndjson:3:"), "\(message)")
+    }
+
     @Test("A folder of response files, gzip-compressed or not, and standard input are histories")
     func foldersGzipAndStdin() throws {
         let dir = setUp()

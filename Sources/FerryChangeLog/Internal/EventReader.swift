@@ -39,6 +39,9 @@ final class EventReader: RawEventSource {
         /// Lines in a line unit (blank ones too).
         var lineCount = 0
         var error: ChangeLogError?
+        /// ``error``, located, to throw once the events decoded before it are handed out: a
+        /// replay that stops at an earlier checkpoint (`--until`) never reads what follows.
+        var pendingError: ChangeLogError?
         /// Why a whole input could not be read (a ``Kind/whole`` unit, read by the worker).
         var readFailure: (any Error)?
         /// Whether a page naming no zone took the zone given from before the unit.
@@ -153,6 +156,7 @@ final class EventReader: RawEventSource {
                     return event
                 }
                 current = nil
+                if let error = job.pendingError { throw error }
             }
             guard let job = try nextJob() else { return nil }
             try collect(job)
@@ -241,7 +245,8 @@ final class EventReader: RawEventSource {
                 error.line = (error.line ?? 0) + collected.lines
                 error.underlying?.line = error.line
             }
-            throw error
+            job.pendingError = error
+            return
         }
         collected.lines += job.lineCount
         if let zone = job.finalPageZone { collected.pageZone = zone }
