@@ -237,13 +237,17 @@ public struct ReplayState {
     /// The error for a live record that does not decode, naming it by zone and recordName: the
     /// state keeps a record as the history last saved it (checked as JSON, its field types not yet
     /// decoded), not the file and line it came from.
-    package static func recordError(_ error: RecordFormatError, json: UnsafeRawBufferPointer, zoneID: ZoneID) -> ChangeLogError {
+    /// With `event`, the 1-based event of the history that saved it (for `--log`, which decodes
+    /// each save as it is applied).
+    package static func recordError(_ error: RecordFormatError, json: UnsafeRawBufferPointer, zoneID: ZoneID,
+                                    event: Int? = nil) -> ChangeLogError {
         var name = "?"
         if case .object(let object)? = try? JSONValue(parsing: String(decoding: json, as: UTF8.self)),
            let recordName = object["recordName"]?.stringValue {
             name = recordName
         }
-        return ChangeLogError(.format, "the record \"\(name)\" of zone \"\(zoneID.zoneName)\", as the history last saved it: "
+        let saved = event.map { "as event \($0) of the history saved it" } ?? "as the history last saved it"
+        return ChangeLogError(.format, "the record \"\(name)\" of zone \"\(zoneID.zoneName)\", \(saved): "
                               + error.message + " (byte \(error.byteOffset) of its JSON)", underlying: error)
     }
 

@@ -109,7 +109,13 @@ public struct ReplayTokens: Sendable, Equatable {
             throw ChangeLogError(.invalidTokens, "expected a Ferry tokens file, found invalid JSON: \(error.message)", underlying: error)
         }
         guard value["format"]?.stringValue == "ferry-replay-tokens" else {
-            throw ChangeLogError(.invalidTokens, "expected \"format\": \"ferry-replay-tokens\", found none")
+            var found = "none"
+            if let format = value["format"] {
+                var out = JSONOutput(capacity: 64)
+                out.appendValue(format)
+                found = String(decoding: out.bytes, as: UTF8.self)
+            }
+            throw ChangeLogError(.invalidTokens, "expected \"format\": \"ferry-replay-tokens\", found \(found)")
         }
         func checkpoint(_ value: JSONValue?) throws -> ChangeEvent.Checkpoint? {
             guard let value else { return nil }
@@ -166,6 +172,11 @@ public struct ReplayTokens: Sendable, Equatable {
     /// Reads tokens from `path`.
     public init(contentsOfFile path: String) throws {
         let bytes = try InputFile(path: path).readAll(limit: 1 << 30)
-        try self.init(parsing: String(decoding: bytes, as: UTF8.self))
+        do {
+            try self.init(parsing: String(decoding: bytes, as: UTF8.self))
+        } catch var error as ChangeLogError {
+            error.source = path
+            throw error
+        }
     }
 }

@@ -531,7 +531,13 @@ public final class Replayer {
             storage.allocator.release(replaced)
         }
         if configuration.cascade { index(blob, of: RecordKey(zone: zone, name: ExactName(blob.nameString))) }
-        if let onApply { try onApply(.recordSaved(try ReplayState.decode(blob.json))) }
+        if let onApply {
+            let record: Record
+            do throws(RecordFormatError) { record = try ReplayState.decode(blob.json) } catch {
+                throw ReplayState.recordError(error, json: blob.json, zoneID: storage.zones[zone].zoneID, event: currentEvent)
+            }
+            try onApply(.recordSaved(record))
+        }
     }
 
     /// After a record left the state (its blob now the caller's): frees it, tells ``onApply``, and

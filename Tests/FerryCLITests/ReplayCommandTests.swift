@@ -140,6 +140,26 @@ struct ReplayCommandTests {
         #expect(message.contains("h.ndjson:3:"), "\(message)")
     }
 
+    @Test("A bad tokens file is named in the message; a save --log cannot decode is named by record and event")
+    func namedFailures() throws {
+        let dir = scratchDirectory()
+        try #"{"recordName":"a","recordType":"T","fields":{}}"#.write(toFile: dir + "/s.ndjson", atomically: false, encoding: .utf8)
+        try #"{"event":"checkpoint","zoneID":{"zoneName":"Z"},"syncToken":"Z1"}"#.write(toFile: dir + "/h.ndjson", atomically: false, encoding: .utf8)
+        for (tokens, expected) in [(#"{"format":"nope"}"#, #"s.ndjson.tokens.json: expected "format": "ferry-replay-tokens", found "nope""#),
+                                   (#"{"format":"ferry-replay-tokens","lastCheckpoint":{}}"#, #"s.ndjson.tokens.json: expected a "syncToken""#)] {
+            try tokens.write(toFile: dir + "/s.ndjson.tokens.json", atomically: false, encoding: .utf8)
+            let (code, _, error) = try runBinary(["replay", dir + "/h.ndjson", "--base", dir + "/s.ndjson", "--out", dir + "/o.ndjson"])
+            #expect(code == 1)
+            #expect(error.contains(expected), "\(error)")
+        }
+        let big = #"{"event":"recordSaved","record":{"recordName":"big","fields":{"n":{"value":99999999999999999999999,"type":"INT64"}}}}"#
+        try big.write(toFile: dir + "/big.ndjson", atomically: false, encoding: .utf8)
+        let (code, _, error) = try runBinary(["replay", dir + "/big.ndjson", "--out", dir + "/o.ndjson", "--log", dir + "/o.log"])
+        #expect(code == 1)
+        #expect(error.contains(#"the record "big" of zone "_defaultZone", as event 1 of the history saved it"#), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/o.log") && !FileManager.default.fileExists(atPath: dir + "/o.ndjson"))
+    }
+
     @Test("A folder of response files, gzip-compressed or not, and standard input are histories")
     func foldersGzipAndStdin() throws {
         let dir = setUp()
