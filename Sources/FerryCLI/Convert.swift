@@ -230,6 +230,7 @@ struct Convert: ParsableCommand {
                                         options: RecordInputOptions(format: from, policy: pipeline.policy, maximumLineBytes: maxLineBytes),
                                         transform: pipeline.transform)
             sources.output = out
+            if !quiet { sources.onNote = { StandardError.write("ferry: \($0)\n") } }
             while pipeline.wantsMore, let source = try sources.next() {
                 try pipeline.read(source)
             }

@@ -231,6 +231,8 @@ func openHistoryFile(_ path: String) throws -> any ByteSource {
 final class HistorySources {
     private let paths: FileReadahead
     private var archive: ArchiveReader?
+    /// Told what an archive's reading skipped (``skippedMembersNote(_:)``).
+    var onNote: ((String) -> Void)?
 
     init(_ paths: [String]) {
         self.paths = FileReadahead(paths)
@@ -241,6 +243,7 @@ final class HistorySources {
         while true {
             if let reader = archive {
                 if let member = try reader.nextHistoryMember() { return member.source }
+                if let note = skippedMembersNote(reader) { onNote?(note) }
                 archive = nil
             }
             guard let path = paths.next() else { return nil }
@@ -250,6 +253,16 @@ final class HistorySources {
             }
         }
     }
+}
+
+/// What reading an archive skipped, to say on stderr: its hidden members and those that are not
+/// record files by name (a folder's reading would try those), or `nil` when it skipped none.
+func skippedMembersNote(_ reader: ArchiveReader) -> String? {
+    let skipped = reader.skippedMembers
+    guard !skipped.isEmpty else { return nil }
+    let shown = skipped.prefix(3).map(\.path).joined(separator: ", ") + (skipped.count > 3 ? ", …" : "")
+    return "\(reader.name): skipped \(skipped.count) member\(skipped.count == 1 ? "" : "s") (\(shown)): "
+        + (skipped.count == 1 ? skipped[0].reason : "hidden, or not record files by name (.ndjson, .jsonl, .json, each optionally .gz)")
 }
 
 /// The record sources of a list of inputs, in order, for a ``RecordPipeline``: consecutive
@@ -268,6 +281,8 @@ final class RecordSources {
     private let transform: RecordTransform
     /// An input opened to see its format, not yet handed out.
     private var pending: OpenedInput?
+    /// Told what an archive's reading skipped (``skippedMembersNote(_:)``).
+    var onNote: ((String) -> Void)?
     /// The output, when it keeps more than records: archives and stores read are carried over
     /// into an archive (tokens, assets, change logs, a store's journal), archives into a store.
     var output: RecordOutput?
@@ -313,9 +328,10 @@ final class RecordSources {
                 records: NDJSONReader.Configuration(maximumLineBytes: options.maximumLineBytes))
             let reader = ArchiveRecordReader(try ArchiveReader(source: first.source!, configuration: configuration, policy: options.policy))
             let source = ArchiveRecordSource(reader, carryingOverInto: output?.archive)
-            guard let store = output?.store else { return source }
+            let note = { [onNote] in if let text = skippedMembersNote(reader.archive) { onNote?(text) } }
+            guard let store = output?.store else { return CarryingSource(source, before: {}, after: note) }
             return CarryingSource(source, before: { StoreCarryOver.begin(from: reader, into: store) },
-                                  after: { try StoreCarryOver.finish(from: reader, into: store) })
+                                  after: { try StoreCarryOver.finish(from: reader, into: store); note() })
         case .store:
             let reader = first.store!
             let source = try StoreRecordSource(reader, transform: transform)

@@ -224,6 +224,7 @@ struct Replay: ParsableCommand {
                 }
                 replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
                 let sources = HistorySources(paths)
+                if !quiet { sources.onNote = { StandardError.write("ferry: \($0)\n") } }
                 try replayer.apply(sources: { try sources.next() })
                 return replayer
             }

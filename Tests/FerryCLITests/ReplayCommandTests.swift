@@ -160,6 +160,23 @@ struct ReplayCommandTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/o.log") && !FileManager.default.fileExists(atPath: dir + "/o.ndjson"))
     }
 
+    @Test("Members of a tar that are not record files by name are skipped, and replay and convert say so")
+    func skippedMembersAreNamed() throws {
+        let dir = scratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/pages", withIntermediateDirectories: true)
+        try #"{"records":[{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{}}],"syncToken":"S1"}"#
+            .write(toFile: dir + "/pages/1.json", atomically: false, encoding: .utf8)
+        try "notes\n".write(toFile: dir + "/pages/README.txt", atomically: false, encoding: .utf8)
+        #expect(try runShell("cd '\(dir)' && COPYFILE_DISABLE=1 tar czf pages.tar.gz pages").0 == 0)
+        for arguments in [["replay", dir + "/pages.tar.gz", "--out", dir + "/s.ndjson"], ["convert", dir + "/pages.tar.gz", dir + "/c.ndjson"]] {
+            let (code, _, error) = try runBinary(arguments)
+            #expect(code == 0, "\(error)")
+            #expect(error.contains("skipped 1 member (pages/README.txt): not a record file"), "\(error)")
+            let (_, _, quiet) = try runBinary(arguments + ["--quiet"])
+            #expect(quiet.isEmpty)
+        }
+    }
+
     @Test("A folder of response files, gzip-compressed or not, and standard input are histories")
     func foldersGzipAndStdin() throws {
         let dir = setUp()
