@@ -19,8 +19,9 @@ struct Replay: ParsableCommand {
         gzip is recognized by content. An archive (.tar.gz, .tar; recognized by content) is read as \
         the history it holds: in one Ferry wrote, its change logs (a state without any is refused: \
         give it as --base); in a tar of saved pages (tar --sort=name -czf pages.tar.gz pages/), \
-        its .json, .ndjson and .jsonl members (each optionally .gz), which must come in the order \
-        a folder is read in. Change tokens are opaque: order comes from the history.
+        its .json, .ndjson and .jsonl members (each optionally .gz; other members, which a folder's \
+        reading would try, are skipped and named on stderr), which must come in the order a folder \
+        is read in. Change tokens are opaque: order comes from the history.
 
         A save replaces a record, a delete removes it, deleting or purging a zone removes its \
         records; replaying a history twice gives the same state (Docs/ReplaySemantics.md). \
