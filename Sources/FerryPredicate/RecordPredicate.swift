@@ -66,6 +66,15 @@ public indirect enum RecordPredicate: Hashable, Sendable {
                                  "\(unwritable) cannot be written in predicate format syntax, so no text parses back to this predicate (a key is letters, digits and _, or @name; #word escapes a reserved word)",
                                  expected: "a key the format language can write", found: unwritable)
         }
+        // Arguments may nest deeper than text can (a JSON array of 300 levels for %@): such text
+        // would not parse back.
+        do {
+            _ = try RecordPredicate(parsing: printer.output)
+        } catch where error.code == .nestingTooDeep {
+            throw PredicateError(.nestingTooDeep,
+                                 "the predicate's text nests deeper than \(Self.maximumDepth) levels (its arguments do), so it would not parse back",
+                                 expected: "at most \(Self.maximumDepth) levels of nesting", found: "more")
+        } catch {}
         return printer.output
     }
 

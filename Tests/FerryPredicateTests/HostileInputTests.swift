@@ -38,6 +38,26 @@ struct HostileInputTests {
         #expect(try RecordPredicate(parsing: predicate.predicateFormat) == predicate)
     }
 
+    @Test("Collections, function calls and negated parentheses nest as deep as parentheses: each level counts once",
+          arguments: [("{", "}"), ("abs:(", ")"), ("f(", ")"), ("-(", ")"), ("(", ")")])
+    func nestingCountsOnce(opener: String, closer: String) throws {
+        let depth = RecordPredicate.maximumDepth - 5
+        let text = "a IN " + String(repeating: opener, count: depth) + "1" + String(repeating: closer, count: depth)
+        let predicate = try RecordPredicate(parsing: text)
+        #expect(try RecordPredicate(parsing: try predicate.canonicalText()) == predicate)
+        let tooDeep = "a IN " + String(repeating: opener, count: RecordPredicate.maximumDepth + 1) + "1"
+            + String(repeating: closer, count: RecordPredicate.maximumDepth + 1)
+        #expect(throws: PredicateError.self) { try RecordPredicate(parsing: tooDeep) }
+    }
+
+    @Test("A predicate whose text would nest too deep to parse back (arguments nest deeper) has no canonical text")
+    func argumentsTooDeepToPrint() throws {
+        var value = JSONValue.number(JSONNumber(Int64(1)))
+        for _ in 0..<(RecordPredicate.maximumDepth + 10) { value = .array([value]) }
+        let predicate = try RecordPredicate(parsing: "a IN %@", arguments: [value])
+        #expect(performing: { _ = try predicate.canonicalText() }, throws: { ($0 as? PredicateError)?.code == .nestingTooDeep })
+    }
+
     @Test("A 100,000-term AND chain parses flat, prints, and evaluates")
     func longAndChain() throws {
         let terms = (0..<100_000).map { "a\($0 % 10) == \($0 % 10)" }

@@ -342,8 +342,10 @@ struct PredicateParser {
 
     private mutating func parseUnary() throws(PredicateError) -> PredicateExpression {
         guard isPunct(.minus) else { return try parsePostfix() }
-        try enter()
-        defer { leave() }
+        // `-(…)`: the parenthesis enters a level, the minus does not add one.
+        let parenthesized = peekKind() == .punct(.leftParen)
+        if !parenthesized { try enter() }
+        defer { if !parenthesized { leave() } }
         advance()
         let operand = try parseUnary()
         switch operand {
@@ -429,7 +431,8 @@ struct PredicateParser {
             return items
         }
         while true {
-            items.append(try parseExpression())
+            // The collection or call entered a level already: its items do not enter another.
+            items.append(try parseBinary(minimum: 0))
             if isPunct(.comma) {
                 advance()
                 continue
