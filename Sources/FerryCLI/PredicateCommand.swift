@@ -182,6 +182,15 @@ extension PredicateCommand {
             }
             var ok = true
             result.append(key: "canonical", value: .string(predicate.predicateFormat))
+            let backtracking = predicate.backtrackingPatterns.map { found in
+                (message: "MATCHES \"\(found.pattern)\" repeats a group that itself repeats: a string it does not match can take time "
+                    + "exponential in its length (write the group without the inner repetition, or anchor what it may match)",
+                 span: found.span)
+            }
+            result.append(key: "warnings", value: .array(backtracking.map {
+                findingJSON(rule: "backtracking", message: $0.message, line: $0.span.line, column: $0.span.column)
+            }))
+            if !quiet { for warning in backtracking { StandardError.write("warning: \(warning.message)\n") } }
             if cloudkit || schema != nil {
                 let recordType = cloudKitSchema.recordType
                 let validation = predicate.validateForCloudKit(recordType: recordType, schema: schema, sortKeys: sortKeys)

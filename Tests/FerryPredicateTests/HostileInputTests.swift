@@ -58,6 +58,15 @@ struct HostileInputTests {
         #expect(performing: { _ = try predicate.canonicalText() }, throws: { ($0 as? PredicateError)?.code == .nestingTooDeep })
     }
 
+    @Test("MATCHES patterns that repeat a repeating group are found, for predicate check to warn", arguments: [
+        (#"(a+)+"#, true), (#"(?:a*)*"#, true), (#"(x(a+)b)+"#, true), (#"(\w+\s?){2,}"#, true), (#"(a{2,})*"#, true),
+        (#"(ab)*c+"#, false), (#"a+b*"#, false), (#"(a+){1}"#, false), (#"([a+]b)*"#, false), (#"(\+a)*"#, false), (#"(a|b)*"#, false),
+    ])
+    func backtrackingPatterns(pattern: String, flagged: Bool) throws {
+        let predicate = try RecordPredicate(parsing: "s MATCHES %@ OR NOT (t == 1 AND u MATCHES %@)", arguments: [.string("x"), .string(pattern)])
+        #expect(predicate.backtrackingPatterns.map(\.pattern) == (flagged ? [pattern] : []))
+    }
+
     @Test("A 100,000-term AND chain parses flat, prints, and evaluates")
     func longAndChain() throws {
         let terms = (0..<100_000).map { "a\($0 % 10) == \($0 % 10)" }
