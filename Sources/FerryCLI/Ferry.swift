@@ -59,7 +59,7 @@ public struct Ferry: ParsableCommand {
 
     /// The first command-line argument whose bytes are not UTF-8, with what is wrong and where.
     static func nonUTF8Argument() -> (index: Int, offset: Int, message: String)? {
-        for index in 1..<Int(CommandLine.argc) {
+        for index in stride(from: 1, to: Int(CommandLine.argc), by: 1) {
             guard let argument = CommandLine.unsafeArgv[index] else { continue }
             let count = strlen(argument)
             let found = argument.withMemoryRebound(to: UInt8.self, capacity: count) { UTF8Check.firstProblem($0, from: 0, to: count) }

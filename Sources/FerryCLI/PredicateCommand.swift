@@ -141,7 +141,7 @@ extension PredicateCommand {
                     if let problem = line.withUnsafeBufferPointer({ buffer in
                         buffer.baseAddress.flatMap { UTF8Check.firstProblem($0, from: 0, to: buffer.count) }
                     }) {
-                        result = ["ok": .bool(false), "canonical": .null, "errors": .array([
+                        result = ["ok": .bool(false), "canonical": .null, "warnings": .array([]), "errors": .array([
                             findingJSON(rule: PredicateError.Code.syntax.rawValue, message: problem.problem.message, line: 1,
                                         column: problem.offset + 1)])]
                     } else {
@@ -177,6 +177,7 @@ extension PredicateCommand {
                 if !quiet { StandardError.write(error.rendered() + "\n") }
                 result.append(key: "ok", value: .bool(false))
                 result.append(key: "canonical", value: .null)
+                result.append(key: "warnings", value: .array([]))
                 result.append(key: "errors", value: .array([findingJSON(rule: error.code.rawValue, message: error.message, line: error.line, column: error.column)]))
                 return result
             }

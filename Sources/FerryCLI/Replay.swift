@@ -211,7 +211,7 @@ struct Replay: ParsableCommand {
             let implicitSince = base != nil && since == nil ? baseState.tokens.lastCheckpoint?.syncToken : nil
             let paths = try expandInputs(histories, quiet: quiet)
             var logWriter: ChangeLogWriter?
-            func attempt(since: String?, base: ReplayState) throws -> Replayer {
+            func attempt(since: String?, base: ReplayState, notes: Bool = true) throws -> Replayer {
                 var configuration = try configuration()
                 if let since { configuration.since = since }
                 let replayer = Replayer(configuration: configuration, base: base)
@@ -225,12 +225,14 @@ struct Replay: ParsableCommand {
                 }
                 replayer.onProgress = { progress.update(events: $0.eventCount, bytes: $0.bytesRead) }
                 let sources = HistorySources(paths)
-                if !quiet { sources.onNote = { StandardError.write("ferry: \($0)\n") } }
+                if !quiet && notes { sources.onNote = { StandardError.write("ferry: \($0)\n") } }
                 try replayer.apply(sources: { try sources.next() })
                 return replayer
             }
             var replayer = try attempt(since: implicitSince, base: baseState)
-            if let implicitSince, !replayer.reachedSince, !paths.contains("-") {
+            // Only files can be read again: not standard input, a pipe or a FIFO (`<(cat h)`).
+            let readableAgain = paths.allSatisfy { $0 != "-" && Syscall.isRegularFile($0) == true }
+            if let implicitSince, !replayer.reachedSince, readableAgain {
                 // The history does not go back to the base (the next file of a series, not the
                 // whole log again): all of it follows the base. Read again from the start, as
                 // what was read was skipped while looking for the token.
@@ -239,10 +241,10 @@ struct Replay: ParsableCommand {
                     StandardError.write("ferry: the history holds no checkpoint with --base's last token \"\(implicitSince)\": "
                                         + "all of it is applied after the base\n")
                 }
-                replayer = try attempt(since: nil, base: try loadBase())
+                replayer = try attempt(since: nil, base: try loadBase(), notes: false)
             } else if let implicitSince, !replayer.reachedSince {
-                throw CommandFailure(message: "the history holds no checkpoint with --base's last token \"\(implicitSince)\", and standard "
-                                     + "input cannot be read again to apply all of it: give the history as a file, or give --since")
+                throw CommandFailure(message: "the history holds no checkpoint with --base's last token \"\(implicitSince)\", and it "
+                                     + "cannot be read again to apply all of it (standard input or a pipe): give it as a file, or give --since")
             }
             let applied = clock.seconds
             if tokensOnly {

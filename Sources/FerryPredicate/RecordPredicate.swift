@@ -72,7 +72,7 @@ public indirect enum RecordPredicate: Hashable, Sendable {
             _ = try RecordPredicate(parsing: printer.output)
         } catch where error.code == .nestingTooDeep {
             throw PredicateError(.nestingTooDeep,
-                                 "the predicate's text nests deeper than \(Self.maximumDepth) levels (its arguments do), so it would not parse back",
+                                 "the predicate's canonical text nests deeper than \(Self.maximumDepth) levels, so it would not parse back",
                                  expected: "at most \(Self.maximumDepth) levels of nesting", found: "more")
         } catch {}
         return printer.output

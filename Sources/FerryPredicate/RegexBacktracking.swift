@@ -32,9 +32,15 @@ extension RecordPredicate {
             switch chars[k] {
             case "*", "+": return true
             case "{":
+                // `{n}`, `{n,}` or `{n,m}`: digits and one comma, at most 24 characters (so the
+                // scan stays linear in the pattern).
                 var j = k + 1
                 var text = ""
-                while j < chars.count, chars[j] != "}" { text.unicodeScalars.append(chars[j]); j += 1 }
+                while j < chars.count, j - k <= 24, chars[j] == "," || ("0"..."9").contains(chars[j]) {
+                    text.unicodeScalars.append(chars[j])
+                    j += 1
+                }
+                guard j < chars.count, chars[j] == "}" else { return false }
                 let bounds = text.split(separator: ",", omittingEmptySubsequences: false)
                 if bounds.count == 2 { return bounds[1].isEmpty || (Int(bounds[1]) ?? 0) > 1 }
                 return (Int(text) ?? 0) > 1

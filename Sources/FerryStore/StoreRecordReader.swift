@@ -113,9 +113,10 @@ public final class StoreRecordSource: RecordSource {
         defer { count() }
         while var record = try reader.next() {
             guard try pipeline.transform(&record, filterMatched: true, source: name, recordIndex: reader.recordIndex) else { continue }
-            guard try pipeline.take(record, database: reader.currentDatabase) else { return }
+            guard try pipeline.take(record, database: reader.currentDatabase) else { break }
             if pipeline.wantsProgress && reader.recordCount & 0x3FF == 0 { count() }
         }
+        // (Also when --limit ended the reading: the records met so far count.)
         if reader.evaluationFailures > 0 {
             let first = reader.firstEvaluationFailureParts
             pipeline.transformFailed(TransformFailure(source: name, line: nil, recordIndex: 0, recordName: first?.recordName,

@@ -120,6 +120,11 @@ struct ReplayCommandTests {
                                                        stdinFile: dir + "/h2.ndjson")
         #expect(stdinCode == 1)
         #expect(stdinError.contains("cannot be read again"), "\(stdinError)")
+        // A pipe given as a path (bash's process substitution) cannot be read again either.
+        let (pipeCode, _, pipeError) = try runShell("bash -c \"'\(try ferryBinary())' replay <(cat '\(dir)/h2.ndjson') --base '\(dir)/s1.ndjson' --out '\(dir)/s6.ndjson'\"")
+        #expect(pipeCode == 1)
+        #expect(pipeError.contains("cannot be read again"), "\(pipeError)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/s6.ndjson"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/s4.ndjson") && !FileManager.default.fileExists(atPath: dir + "/s5.ndjson"))
     }
 

@@ -64,6 +64,13 @@ struct UnevaluatedRecordTests {
             if path.hasSuffix(".ndjson") { #expect(error.contains("in.ndjson:2: record 2:"), "\(error)") }
             if path.hasSuffix(".xml") { #expect(error.contains("in.xml:8: record 2:"), "\(error)") }
         }
+        // --limit ends the reading after record d: b and c were met, and count, in every form.
+        for path in paths {
+            let (code, out, error) = try runBinary(["convert", path, directory + "/out.ndjson", "--where", #"s LIKE "*""#,
+                                                    "--limit", "2", "--json"])
+            #expect(code == 0)
+            #expect(out.contains(#""unevaluated":2"#), "\(path): \(out) \(error)")
+        }
         let (_, _, quiet) = try runBinary(["convert", paths[0], directory + "/out.ndjson", "--where", #"s LIKE "*""#, "--quiet"])
         #expect(quiet.isEmpty)
     }

@@ -1,5 +1,10 @@
 import Testing
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FerryIO
 import FerryRecords
 import FerryStore
@@ -83,6 +88,21 @@ struct StoreSafetyTests {
         // Nothing of Ferry's is left beside it.
         let directory = String(path[..<path.lastIndex(of: "/")!])
         #expect(Syscall.directoryEntries(directory)?.filter { $0.contains("ferry-store") } == [])
+    }
+
+    @Test("A symbolic link to an empty file: the store replaces the file, the link stays; a link to nothing is refused")
+    func linkToEmptyFile() throws {
+        let path = StoreFixture.newPath()
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        try write([], to: directory + "/real.sqlite")
+        #expect(symlink("real.sqlite", path) == 0)
+        try StoreFixture.importRecords([Record(recordName: "a", recordType: "T")], into: path)
+        #expect(Syscall.kind(path) == .symlink)
+        #expect(try RecordStore(path: directory + "/real.sqlite").recordCount() == 1)
+        let dangling = directory + "/dangling.sqlite"
+        #expect(symlink("nowhere/x.sqlite", dangling) == 0)
+        #expect(throws: StoreError.self) { try StoreFixture.importRecords([Record(recordName: "a", recordType: "T")], into: dangling) }
+        #expect(Syscall.kind(dangling) == .symlink)
     }
 
     @Test("An empty file that is filled while a store is built is left alone")

@@ -1,4 +1,11 @@
 import FerryIO
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes members under one root directory and nowhere else.
 ///
@@ -209,7 +216,7 @@ final class ArchiveExtractor {
 
     /// The longest file name, and the longest path, the file systems Ferry runs on take.
     static let maximumNameBytes = 255
-    static let maximumPathBytes = 4096
+    static let maximumPathBytes = Int(PATH_MAX)
 
     /// Removes the staging folder and whatever is left in it.
     func removeStaging() {

@@ -40,7 +40,16 @@ final class StagedStore {
 
     /// Prepares a temporary name beside `target` and removes the stale temporaries of dead
     /// Ferry processes there.
-    init(target: String) throws {
+    init(target requested: String) throws {
+        // A symbolic link to an empty file: the store replaces the file, and the link stays.
+        var target = requested
+        if Syscall.kind(requested) == .symlink {
+            guard let resolved = Syscall.realPath(requested) else {
+                throw StoreError(.conflict, "expected a new store's path, found a symbolic link to nothing: give the path it should name",
+                                 path: requested)
+            }
+            target = resolved
+        }
         self.target = target
         let slash = target.lastIndex(of: "/")
         let directory = slash.map { String(target[...$0]) } ?? ""

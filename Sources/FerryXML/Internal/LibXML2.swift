@@ -445,7 +445,7 @@ final class LibXMLTextReader {
             // content"; Ferry's own scanner knows better: elements still open, or none at all.
             if box.isEOF && box.scanner.state == .text && first.message.contains("Extra content") {
                 if box.scanner.rootMark == nil {
-                    error = XMLFormatError(.truncated, "expected an XML document (<records xmlns=\"\(XMLRecordFormat.namespace)\" version=\"1\">), found only whitespace",
+                    error = XMLFormatError(.truncated, "expected an XML document (<records xmlns=\"\(XMLRecordFormat.namespace)\" version=\"1\">), found no element",
                                            line: box.scanner.line, column: nil, libxml2Code: first.code)
                 } else if box.scanner.depth > 0 {
                     error = XMLFormatError(.truncated, "expected the rest of the document (\(box.scanner.depth) element\(box.scanner.depth == 1 ? "" : "s") still open), found the end of the input",
