@@ -142,9 +142,11 @@ public enum FerryVersion {
 }
 
 /// A failure that ends a command with a message and an exit code (1 for data errors).
-struct CommandFailure: Error {
+struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var exitCode: Int32 = 1
+
+    var description: String { message }
 }
 
 /// Unbuffered writes to standard error.

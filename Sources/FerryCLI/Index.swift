@@ -41,6 +41,7 @@ struct Index: ParsableCommand {
 
     func validate() throws {
         try checkBusyTimeout(busyTimeout)
+        if quiet && schema == nil { throw ValidationError("--quiet needs --schema: without it, index prints the indexes made") }
         try checkInputsExist([store] + (schema.map { [$0] } ?? []))
     }
 

@@ -51,6 +51,15 @@ struct Verify: ParsableCommand {
         guard !archives.isEmpty else { throw ValidationError("expected at least one ARCHIVE") }
         try checkInputsExist(archives)
         _ = try limits.configuration()
+        // Options for one kind of input need an input of that kind (a store is told by content).
+        let stores = archives.filter { $0 != "-" && StoreFile.isStore($0) }.count
+        if deep && stores == 0 { throw ValidationError("--deep needs a store: it decodes a store's records") }
+        if stores == archives.count {
+            for (flag, used) in [("--allow-missing-manifest", allowMissingManifest), ("--max-ratio", limits.maxRatio != nil),
+                                 ("--max-bytes", limits.maxBytes != nil)] where used {
+                throw ValidationError("\(flag) needs an archive: it applies to reading one")
+            }
+        }
     }
 
     func run() throws {
@@ -63,7 +72,10 @@ struct Verify: ParsableCommand {
             do {
                 let verifier = ArchiveVerifier(configuration: try limits.configuration(),
                                                requiresManifest: !allowMissingManifest)
-                let report = try verifier.verify(try openInputFile(path, declared: nil, expecting: "an archive or a store"))
+                let input = try openInputFile(path, declared: nil, expecting: "an archive or a store")
+                // A store read as a stream (standard input, gzip) is not an archive with a bad header.
+                if case .store = StoreFile.kind(ofPrefix: try input.peek(100)) { throw storeOnStream(path) }
+                let report = try verifier.verify(input)
                 if json {
                     print(Self.json(path: path, ok: true, members: report.memberCount, records: report.recordCount, error: nil))
                 } else if !quiet {

@@ -116,6 +116,22 @@ struct ArchiveCommandTests {
         #expect(result["member"]?.stringValue == member.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    @Test("verify says plainly what is wrong with an empty file and with a store on standard input")
+    func verifyMessages() throws {
+        let dir = scratchDirectory()
+        try Data().write(to: URL(fileURLWithPath: dir + "/empty.tar"))
+        let (code, _, error) = try runBinary(["verify", dir + "/empty.tar"])
+        #expect(code == 1)
+        #expect(error == "ferry: \(dir)/empty.tar: expected an archive or a store, found an empty file\n", "\(error)")
+        let (jsonCode, out, _) = try runBinary(["verify", dir + "/empty.tar", "--json"])
+        #expect(jsonCode == 1)
+        #expect(!out.contains("CommandFailure"), "\(out)")
+        #expect(Ferry.execute(["convert", samplesDirectory() + "/chat.ndjson", dir + "/s.sqlite", "--quiet"]) == 0)
+        let (stdinCode, _, stdinError) = try runBinary(["verify", "-"], stdinFile: dir + "/s.sqlite")
+        #expect(stdinCode == 1)
+        #expect(stdinError.contains("a store is read from its file, not from a stream"), "\(stdinError)")
+    }
+
     @Test("inspect shows an archive's manifest: zones, counts, tokens and schema")
     func inspect() throws {
         let dir = scratchDirectory()

@@ -59,6 +59,10 @@ struct UsageErrorTests {
         Case(arguments: ["convert", "S/chat.ndjson", "D/o.ndjson", "--assets", "D"], mentions: ["--assets", "archive"], usage: "ferry convert"),
         Case(arguments: ["convert", "S/chat.ndjson", "-", "--to", "store"], mentions: ["store", "standard output"], usage: "ferry convert"),
         Case(arguments: ["predicate", "eval", "a == 1", "--object", "nope"], mentions: ["--object"], usage: "ferry predicate eval"),
+        Case(arguments: ["verify", "D/s.sqlite", "--max-ratio", "5"], mentions: ["--max-ratio", "archive"], usage: "ferry verify"),
+        Case(arguments: ["verify", "D/s.sqlite", "--allow-missing-manifest"], mentions: ["--allow-missing-manifest", "archive"], usage: "ferry verify"),
+        Case(arguments: ["verify", "S/chat.ndjson", "--deep"], mentions: ["--deep", "store"], usage: "ferry verify"),
+        Case(arguments: ["index", "D/s.sqlite", "--quiet"], mentions: ["--quiet", "--schema"], usage: "ferry index"),
         Case(arguments: ["predicate", "eval", "a == 1", "--object", "{}", "--var", "x"], mentions: ["--var"], usage: "ferry predicate eval"),
     ])
     func refused(_ c: Case) throws {
