@@ -78,8 +78,8 @@ struct Diff: ParsableCommand {
 
     /// `[database/]zone (owner)/name [type]`; the database when the input tells databases apart.
     private static func describe(_ database: String?, _ zone: ZoneID, _ name: String, _ type: String?) -> String {
-        (database.map { $0 + "/" } ?? "") + zone.zoneName + (zone.ownerRecordName.map { " (\($0))" } ?? "") + "/" + name
-            + (type.map { " [\($0)]" } ?? "")
+        visible((database.map { $0 + "/" } ?? "") + zone.zoneName + (zone.ownerRecordName.map { " (\($0))" } ?? "") + "/" + name
+            + (type.map { " [\($0)]" } ?? ""))
     }
 
     static func text(_ diff: StateDiff) -> String {
@@ -88,8 +88,8 @@ struct Diff: ParsableCommand {
         for entry in diff.onlyInB { text += "only in B: \(describe(entry.database, entry.zoneID, entry.recordName, entry.recordType))\n" }
         for change in diff.changed {
             var parts: [String] = []
-            if !change.fields.isEmpty { parts.append("fields " + change.fields.joined(separator: ", ")) }
-            if !change.keys.isEmpty { parts.append("keys " + change.keys.joined(separator: ", ")) }
+            if !change.fields.isEmpty { parts.append("fields " + change.fields.map(visible).joined(separator: ", ")) }
+            if !change.keys.isEmpty { parts.append("keys " + change.keys.map(visible).joined(separator: ", ")) }
             text += "changed: \(describe(change.database, change.zoneID, change.recordName, change.recordType)): \(parts.joined(separator: "; "))\n"
         }
         text += "\(diff.isIdentical ? "identical" : "different"): A has \(diff.countA) records, B \(diff.countB); "

@@ -353,6 +353,7 @@ struct DatasetSummary {
 
 /// Left-aligned columns separated by two spaces.
 func table(_ rows: [[String]]) -> [String] {
+    let rows = rows.map { $0.map(visible) }
     guard let first = rows.first else { return [] }
     var widths = Array(repeating: 0, count: first.count)
     for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
@@ -363,8 +364,31 @@ func table(_ rows: [[String]]) -> [String] {
     }
 }
 
+/// `text` with its control characters (C0, DEL, C1; U+2028, U+2029) written as JSON writes them
+/// (`\n`, `\u001b`), and backslashes doubled when there are any: a name printed in a table or a
+/// line of text cannot break the line or drive the terminal.
+func visible(_ text: String) -> String {
+    func isControl(_ v: UInt32) -> Bool { v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 }
+    guard text.unicodeScalars.contains(where: { isControl($0.value) }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        case _ where isControl(scalar.value):
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
 /// `2023-07-22T04:26:40.000Z` for milliseconds since 1970 (proleptic Gregorian, UTC); unlike
-/// ``ISO8601/format(milliseconds:)`` the year is not zero-padded.
+/// ``ISO8601/format(milliseconds:)`` it takes every year: years 0–999 are padded to four digits,
+/// others written as they are (`-1`, `12345`).
 func isoDate(_ milliseconds: Int64) -> String {
     let (days, msOfDay) = ISO8601.split(milliseconds: milliseconds)
     let (year, month, day) = ISO8601.civil(fromDays: days)
@@ -372,5 +396,7 @@ func isoDate(_ milliseconds: Int64) -> String {
     func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
     var ms = String(millis)
     while ms.count < 3 { ms = "0" + ms }
-    return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)).\(ms)Z"
+    var yearText = String(year)
+    if (0..<1000).contains(year) { yearText = String(repeating: "0", count: 4 - yearText.count) + yearText }
+    return "\(yearText)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)).\(ms)Z"
 }

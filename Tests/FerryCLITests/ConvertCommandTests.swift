@@ -215,6 +215,23 @@ struct ConvertCommandTests {
 
 @Suite("ferry inspect")
 struct InspectCommandTests {
+    @Test("Names with control characters print escaped in inspect's tables and diff's lines: no line breaks, no terminal codes")
+    func controlCharactersEscaped() throws {
+        let dir = scratchDirectory()
+        let line = #"{"recordName":"a\u001b[2J","recordType":"T\nX","zoneID":{"zoneName":"Z\tq"},"fields":{"f\u2028":{"value":1,"type":"INT64"}}}"#
+        try (line + "\n").write(toFile: dir + "/a.ndjson", atomically: false, encoding: .utf8)
+        try "".write(toFile: dir + "/b.ndjson", atomically: false, encoding: .utf8)
+        let (code, out, _) = try runBinary(["inspect", dir + "/a.ndjson"])
+        #expect(code == 0)
+        #expect(out.contains(#"Z\tq"#) && out.contains(#"T\nX"#) && out.contains(#"f\u2028"#), "\(out)")
+        let (diffCode, diffOut, _) = try runBinary(["diff", dir + "/a.ndjson", dir + "/b.ndjson"])
+        #expect(diffCode == 1)
+        #expect(diffOut.contains(#"only in A: Z\tq/a\u001b[2J [T\nX]"#), "\(diffOut)")
+        for text in [out, diffOut] {
+            #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x09 || $0.value == 0x2028 })
+        }
+    }
+
     @Test("Inspect tells zones apart by name and owner, and names by their bytes")
     func zonesByOwner() throws {
         var summary = DatasetSummary()
