@@ -377,9 +377,7 @@ func visible(_ text: String) -> String {
         case "\n": out += "\\n"
         case "\t": out += "\\t"
         case "\r": out += "\\r"
-        case _ where isControl(scalar.value):
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        case _ where isControl(scalar.value): out += "\\u" + Hex.digits(of: scalar.value, width: 4)
         default: out.unicodeScalars.append(scalar)
         }
     }

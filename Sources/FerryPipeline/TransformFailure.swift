@@ -26,12 +26,7 @@ public struct TransformFailure: Error, CustomStringConvertible {
     public var description: String {
         let place = line.map { "\(source):\($0)" } ?? source
         let message = (underlying as? PredicateError)?.message ?? String(describing: underlying)
-        var record = "\(recordIndex)"
-        if let recordName {
-            var quoted = JSONOutput(capacity: 64)
-            quoted.appendString(recordName)
-            record = String(decoding: quoted.bytes, as: UTF8.self)
-        }
+        let record = recordName.map(JSONOutput.literal) ?? "\(recordIndex)"
         return "\(place): record \(record): cannot evaluate the predicate: \(message)"
     }
 }

@@ -179,6 +179,13 @@ public struct JSONOutput: ~Copyable {
         }
     }
 
+    /// `string` as a JSON string literal, quotes included: how messages quote a name.
+    package static func literal(_ string: String) -> String {
+        var out = JSONOutput(capacity: string.utf8.count + 2)
+        out.appendString(string)
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+
     /// Appends a JSON string literal with the escapes JSON requires (`"`, `\`, control characters).
     /// Non-ASCII text is written as UTF-8, unescaped.
     @inlinable

@@ -160,11 +160,7 @@ final class QueryExecution {
     private(set) var firstFailure: (recordName: String, message: String)?
     /// ``firstFailure`` as one line: `record "NAME": MESSAGE`.
     var firstEvaluationFailure: String? {
-        firstFailure.map { failure in
-            var name = JSONOutput(capacity: 64)
-            name.appendString(failure.recordName)
-            return "record \(String(decoding: name.bytes, as: UTF8.self)): \(failure.message)"
-        }
+        firstFailure.map { "record \(JSONOutput.literal($0.recordName)): \($0.message)" }
     }
 
     init(plan: QueryPlan, store: RecordStore) throws {
