@@ -274,8 +274,8 @@ public final class ArchiveWriter {
         let path = ArchivePath.recordsMember(database: database, zoneName: zone.zoneName, owner: zone.ownerRecordName)
         // Distinct zones spell distinct paths (Docs/ArchiveLayout.md); should two ever meet, the
         // archive is refused rather than written with one member twice or one zone's records lost.
-        let claimant = "zone \(zone.zoneName.debugDescription) (owner "
-            + (zone.ownerRecordName.map(\.debugDescription) ?? "none") + ") of database \(database.debugDescription)"
+        let claimant = "zone \(JSONOutput.literal(zone.zoneName)) (owner "
+            + (zone.ownerRecordName.map(JSONOutput.literal) ?? "none") + ") of database \(JSONOutput.literal(database))"
         _ = try paths.isFree(path, for: claimant, archive: name)
         let file = try wrap("cannot stage records", member: path) { try StagedFile(path: nextStagedPath()) }
         zones.append(ZoneState(zone: ArchiveManifest.Zone(database: database, zoneID: zoneID ?? .default, path: path), file: file))

@@ -128,6 +128,8 @@ struct Convert: ParsableCommand {
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         guard paths.count >= 2 else {
             throw ValidationError("expected at least one INPUT and an OUTPUT, found \(paths.count) path\(paths.count == 1 ? "" : "s")")
         }

@@ -48,6 +48,8 @@ struct Diff: ParsableCommand {
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         if a == "-" && b == "-" { throw ValidationError("standard input (-) can be read only once") }
         for path in [a, b] where path != "-" && !FileSystem.exists(path) {
             throw ValidationError("no such input: \(path)")

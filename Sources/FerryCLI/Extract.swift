@@ -39,6 +39,8 @@ struct Extract: ParsableCommand {
     var json = false
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         try checkInputsExist([archive])
         _ = try limits.configuration()
     }

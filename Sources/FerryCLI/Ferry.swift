@@ -82,9 +82,32 @@ public struct Ferry: ParsableCommand {
         return max(code, command is Diff ? 2 : 1)
     }
 
+    /// Whether commands check their options in `validate()`: off only while ``parse(_:)`` looks
+    /// for a parse error behind a usage error.
+    @TaskLocal static var validatesOptions = true
+
+    /// ``parseAsRoot(_:)``, reporting an unknown option before the command's own checks.
+    ///
+    /// argument-parser validates a command before it reports an unknown option whose value it
+    /// could take as a positional argument (`convert in out --levle 9`, where `9` becomes one more
+    /// path): the command then said `no such input: out`. A command line that fails is parsed
+    /// again without the commands' checks, and a parse error found that way is the one shown.
+    static func parse(_ arguments: [String]?) throws -> any ParsableCommand {
+        do {
+            return try parseAsRoot(arguments)
+        } catch let first {
+            do {
+                _ = try $validatesOptions.withValue(false) { try parseAsRoot(arguments) }
+            } catch {
+                throw error
+            }
+            throw first
+        }
+    }
+
     private static func run(_ arguments: [String]?, parsed: inout (any ParsableCommand)?) -> Int32 {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parse(arguments)
             parsed = command
             do {
                 try command.run()

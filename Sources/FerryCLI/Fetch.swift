@@ -38,6 +38,8 @@ struct Fetch: ParsableCommand {
     var response = false
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         guard !names.isEmpty else { throw ValidationError("expected at least one NAME") }
         if let database, !["public", "private", "shared"].contains(database) {
             throw ValidationError("--database expects public, private or shared, found '\(database)'")

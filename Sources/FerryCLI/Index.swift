@@ -40,6 +40,8 @@ struct Index: ParsableCommand {
     var busyTimeout: Double = 5
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         try checkBusyTimeout(busyTimeout)
         if quiet && schema == nil { throw ValidationError("--quiet needs --schema: without it, index prints the indexes made") }
         try checkInputsExist([store] + (schema.map { [$0] } ?? []))

@@ -41,6 +41,8 @@ struct Inspect: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         guard !inputs.isEmpty else { throw ValidationError("expected at least one INPUT") }
         try checkInputsExist(inputs)
     }

@@ -123,6 +123,8 @@ extension PredicateCommand {
         @OptionGroup var input: PredicateInput
 
         func validate() throws {
+
+            guard Ferry.validatesOptions else { return }
             if !batch && predicate == nil { throw ValidationError("expected a PREDICATE") }
             try checkInputsExist((batch ? [predicate ?? "-"] : []) + (cloudKitSchema.schema.map { [$0] } ?? []))
         }
@@ -399,6 +401,8 @@ extension PredicateCommand {
         @OptionGroup var input: PredicateInput
 
         func validate() throws {
+
+            guard Ferry.validatesOptions else { return }
             guard cloudkit else { throw ValidationError("split needs --cloudkit (CloudKit's query rules are the only ones it splits for)") }
             let limit = CloudKitValidation.maximumListValues
             guard (1...limit).contains(batch) else {

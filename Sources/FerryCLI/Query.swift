@@ -77,6 +77,8 @@ struct Query: ParsableCommand {
     var json = false
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         for key in sort where StoreSortKey(parsing: key) == nil {
             throw ValidationError("--sort expects key[:asc|:desc], found '\(key)'")
         }

@@ -127,6 +127,8 @@ struct Replay: ParsableCommand {
     var maxLineBytes: Int = 64 << 20
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         guard !histories.isEmpty else { throw ValidationError("expected at least one HISTORY") }
         try checkNumber(maxLineBytes, of: "--max-line-bytes", in: 1...Int.max)
         try checkThreads(threads, minimum: 0)

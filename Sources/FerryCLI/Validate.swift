@@ -40,6 +40,8 @@ struct Validate: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         guard !files.isEmpty else { throw ValidationError("expected at least one FILE") }
         if files.filter({ $0 == "-" }).count > 1 {
             throw ValidationError("standard input (-) can be read only once")

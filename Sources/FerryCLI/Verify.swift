@@ -48,6 +48,8 @@ struct Verify: ParsableCommand {
     var deep = false
 
     func validate() throws {
+
+        guard Ferry.validatesOptions else { return }
         guard !archives.isEmpty else { throw ValidationError("expected at least one ARCHIVE") }
         try checkInputsExist(archives)
         _ = try limits.configuration()

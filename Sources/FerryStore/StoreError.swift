@@ -73,7 +73,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// `path: message (SQLite code N, name)`.
     public var description: String {
         var text = (path.map { $0 + ": " } ?? "") + message
-        if let recordName, !message.contains("\"\(recordName)\"") { text += " (record \"\(recordName)\")" }
+        if let recordName {
+            let quoted = JSONOutput.literal(recordName)
+            if !message.contains(quoted) { text += " (record \(quoted))" }
+        }
         if let sqliteCode { text += " [SQLite \(sqliteCode): \(SQLiteCode(rawValue: sqliteCode))]" }
         if let underlying, !message.contains(underlying) { text += ": " + underlying }
         return text

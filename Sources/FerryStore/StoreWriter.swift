@@ -421,8 +421,9 @@ public final class StoreWriter: RecordWriter {
         guard try duplicate.step() else { throw failure }
         let name = duplicate.text(at: 0) ?? ""
         let owner = duplicate.text(at: 2) ?? ""
-        throw StoreError(.conflict, "the record \"\(name)\" occurs twice in the zone \(duplicate.text(at: 1) ?? "")"
-                         + "\(owner.isEmpty ? "" : " (owner \(owner))") of the \(StoreCodec.databaseName(duplicate.int64(at: 3))) database; "
+        throw StoreError(.conflict, "the record \(JSONOutput.literal(name)) occurs twice in the zone "
+                         + JSONOutput.literal(duplicate.text(at: 1) ?? "")
+                         + "\(owner.isEmpty ? "" : " (owner \(JSONOutput.literal(owner)))") of the \(StoreCodec.databaseName(duplicate.int64(at: 3))) database; "
                          + "import with --mode upsert or --mode replace to keep the last one", path: path, recordName: name)
     }
 

@@ -64,6 +64,14 @@ struct UsageErrorTests {
         Case(arguments: ["verify", "S/chat.ndjson", "--deep"], mentions: ["--deep", "store"], usage: "ferry verify"),
         Case(arguments: ["index", "D/s.sqlite", "--quiet"], mentions: ["--quiet", "--schema"], usage: "ferry index"),
         Case(arguments: ["predicate", "eval", "a == 1", "--object", "{}", "--var", "x"], mentions: ["--var"], usage: "ferry predicate eval"),
+        // A mistyped option followed by its value: the value reads as one more path, and the
+        // command's own checks (an output that is not an input) ran before the unknown option was
+        // reported, which then went unsaid.
+        Case(arguments: ["convert", "S/chat.ndjson", "D/o.ndjson", "--levle", "9"], mentions: ["Unknown option '--levle'"], usage: "ferry convert"),
+        Case(arguments: ["inspect", "S/chat.ndjson", "--formt", "x"], mentions: ["Unknown option '--formt'"], usage: "ferry inspect"),
+        Case(arguments: ["replay", history, "--outt", "D/o.ndjson"], mentions: ["Unknown option '--outt'"], usage: "ferry replay"),
+        Case(arguments: ["verify", "D/s.sqlite", "--max-ratoi", "5"], mentions: ["Unknown option '--max-ratoi'"], usage: "ferry verify"),
+        Case(arguments: ["validate", "S/chat.ndjson", "--schma", "x"], mentions: ["Unknown option '--schma'"], usage: "ferry validate"),
     ])
     func refused(_ c: Case) throws {
         let directory = scratchDirectory()

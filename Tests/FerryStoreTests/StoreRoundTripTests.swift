@@ -252,6 +252,32 @@ struct StoreRoundTripTests {
         #expect(try StoreFixture.readAll(path) == before)
     }
 
+    @Test("A conflict's message quotes the name escaped, and cuts a long one")
+    func conflictMessageQuotesName() throws {
+        var quoted = StoreFixture.records(count: 1, seed: 5)[0]
+        quoted.recordName = "a\"b\nc"
+        var long = StoreFixture.records(count: 1, seed: 6)[0]
+        long.recordName = String(repeating: "é", count: 50_000)
+        for (record, expected) in [(quoted, #""a\"b\nc""#), (long, "…\" (100000 bytes)")] {
+            let path = StoreFixture.newPath()
+            try StoreFixture.importRecords([record], into: path)
+            #expect {
+                try StoreFixture.importRecords([record], into: path)
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains(expected) && message.utf8.count < 1_000
+            }
+            // Twice in the input of a new store: the other message.
+            let fresh = StoreFixture.newPath()
+            #expect {
+                try StoreFixture.importRecords([record, record], into: fresh)
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains(expected) && message.utf8.count < 1_000
+            }
+        }
+    }
+
     @Test("A record twice in the input of a new store is a conflict, and no store is left")
     func duplicateInNewStore() throws {
         let records = StoreFixture.records(count: 10, seed: 4)

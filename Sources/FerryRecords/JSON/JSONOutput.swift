@@ -179,12 +179,31 @@ public struct JSONOutput: ~Copyable {
         }
     }
 
-    /// `string` as a JSON string literal, quotes included: how messages quote a name.
+    /// `string` as a JSON string literal, quotes included: how messages quote a name. A name of
+    /// more than ``messageNameBytes`` UTF-8 bytes is cut on a character boundary and its length
+    /// given, `"abc…" (100000 bytes)`, so that one long name cannot flood a terminal.
     package static func literal(_ string: String) -> String {
-        var out = JSONOutput(capacity: string.utf8.count + 2)
-        out.appendString(string)
-        return String(decoding: out.bytes, as: UTF8.self)
+        let length = string.utf8.count
+        guard length > messageNameBytes else {
+            var out = JSONOutput(capacity: length + 2)
+            out.appendString(string)
+            return String(decoding: out.bytes, as: UTF8.self)
+        }
+        var kept = 0
+        var end = string.startIndex
+        for character in string {
+            let size = character.utf8.count
+            guard kept + size <= messageNameBytes / 2 else { break }
+            kept += size
+            end = string.index(after: end)
+        }
+        var out = JSONOutput(capacity: kept + 8)
+        out.appendString(String(string[..<end]) + "…")
+        return String(decoding: out.bytes, as: UTF8.self) + " (\(length) bytes)"
     }
+
+    /// Names up to this many UTF-8 bytes are quoted whole in messages (``literal(_:)``).
+    package static let messageNameBytes = 256
 
     /// Appends a JSON string literal with the escapes JSON requires (`"`, `\`, control characters).
     /// Non-ASCII text is written as UTF-8, unescaped.

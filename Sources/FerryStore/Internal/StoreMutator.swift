@@ -230,7 +230,7 @@ final class StoreMutator {
             try bindAndStep(insertRecord, first: zone, seq: seq, createdAt: createdAt, modifiedAt: modifiedAt, text: text)
         } catch let error as StoreError where error.code == .conflict {
             let name = text(.recordName).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            throw StoreError(.conflict, "the record \"\(name)\" already exists in the zone \(zoneDescription(zone)); "
+            throw StoreError(.conflict, "the record \(JSONOutput.literal(name)) already exists in the zone \(zoneDescription(zone)); "
                              + "import with --mode upsert or --mode replace to overwrite records", path: path, recordName: name)
         }
         if defersCreatedJournal {
@@ -503,7 +503,8 @@ final class StoreMutator {
 
     private func zoneDescription(_ id: Int64) -> String {
         guard let key = zonesByID[id] else { return "#\(id)" }
-        return "\(key.name.string)\(key.owner.string.isEmpty ? "" : " (owner \(key.owner.string))") of the \(StoreCodec.databaseName(key.database)) database"
+        return JSONOutput.literal(key.name.string)
+            + "\(key.owner.string.isEmpty ? "" : " (owner \(JSONOutput.literal(key.owner.string)))") of the \(StoreCodec.databaseName(key.database)) database"
     }
 }
 
