@@ -75,7 +75,7 @@ let package = Package(
         // The CloudKit record model and its JSON mapping.
         .target(name: "FerryRecords", dependencies: ["FerryInternals", "CFerrySystem"]),
         // The record pipeline: sources → transform → sort/limit → writers, and its statistics.
-        .target(name: "FerryPipeline", dependencies: ["FerryRecords", "FerryIO", "FerryPredicate"]),
+        .target(name: "FerryPipeline", dependencies: ["FerryRecords", "FerryIO", "FerryPredicate", "FerryInternals"]),
         // JSON record input (NDJSON, saved CKWS responses) and output; the one framer and the
         // one ordered parallel pipeline.
         .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryInternals"]),
@@ -90,7 +90,7 @@ let package = Package(
         // Self-describing archives of a record store (tar + gzip + manifest).
         .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryInternals", "FerryNDJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
-        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "CFerrySystem"]),
+        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "FerryInternals", "CFerrySystem"]),
         // The record store: an embedded SQLite file of zones, records, tokens and a change journal.
         .target(
             name: "FerryStore",

@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryIO
 import FerryRecords
 
@@ -31,15 +32,15 @@ public struct ArchiveVerifier {
         /// what could and could not be.
         public var summary: String {
             if manifestPlacement != .notRead {
-                return "\(memberCount) members, \(recordCount) records in \(manifest.zones.count) zones; every member's "
+                return "\(Plural.count(memberCount, "member")), \(Plural.count(recordCount, "record")) in \(Plural.count(manifest.zones.count, "zone")); every member's "
                     + "size and SHA-256 and every zone's record counts match the manifest"
-                    + (manifestPlacement == .first ? "" : " (found after \(membersBeforeManifest) members)")
+                    + (manifestPlacement == .first ? "" : " (found after \(Plural.count(membersBeforeManifest, "member")))")
             }
-            var text = "no manifest.json among \(memberCount) members. Checked: the gzip and tar layers are intact, "
-                + "no member is unsafe, \(recordMemberCount) record files hold \(recordCount) valid records"
+            var text = "no manifest.json among \(Plural.count(memberCount, "member")). Checked: the gzip and tar layers are intact, "
+                + "no member is unsafe, \(Plural.count(recordMemberCount, "record file")) hold \(Plural.count(recordCount, "valid record"))"
             if let first = skippedMembers.first {
                 let count = skippedMembers.count
-                text += " (\(count) other \(count == 1 ? "member" : "members") skipped: \(first.path), \(first.reason)"
+                text += " (\(Plural.count(count, "other member")) skipped: \(first.path), \(first.reason)"
                     + (count > 1 ? ", …" : "") + ")"
             }
             return text + ". Not checked: member sizes, SHA-256 checksums and record counts — without a manifest "

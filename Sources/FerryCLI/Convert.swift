@@ -2,6 +2,7 @@ import ArgumentParser
 import FerryArchive
 import FerryCompression
 import FerryIO
+import FerryInternals
 import FerryNDJSON
 import FerryPipeline
 import FerryPredicate
@@ -131,7 +132,7 @@ struct Convert: ParsableCommand {
 
         guard Ferry.validatesOptions else { return }
         guard paths.count >= 2 else {
-            throw ValidationError("expected at least one INPUT and an OUTPUT, found \(paths.count) path\(paths.count == 1 ? "" : "s")")
+            throw ValidationError("expected at least one INPUT and an OUTPUT, found \(Plural.count(paths.count, "path"))")
         }
         if rejects != nil && onError != .skip {
             throw ValidationError("--rejects needs --on-error skip")
@@ -254,7 +255,7 @@ struct Convert: ParsableCommand {
         }
         if let firstUnevaluated, !quiet {
             let n = statistics.transformFailures
-            StandardError.write("ferry: \(n) record\(n == 1 ? "" : "s") the predicate could not be evaluated on did not match; "
+            StandardError.write("ferry: \(Plural.count(n, "record")) the predicate could not be evaluated on did not match; "
                                 + "the first: \(firstUnevaluated)\n")
         }
         report(statistics, outputIsStdout: outputPath == "-")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryChangeLog
 import FerryIO
+import FerryInternals
 import FerryRecords
 
 /// `ferry diff A B`: which records two states or exports do not share, and which changed.
@@ -94,7 +95,7 @@ struct Diff: ParsableCommand {
             if !change.keys.isEmpty { parts.append("keys " + change.keys.map(visible).joined(separator: ", ")) }
             text += "changed: \(describe(change.database, change.zoneID, change.recordName, change.recordType)): \(parts.joined(separator: "; "))\n"
         }
-        text += "\(diff.isIdentical ? "identical" : "different"): A has \(diff.countA) records, B \(diff.countB); "
+        text += "\(diff.isIdentical ? "identical" : "different"): A has \(Plural.count(diff.countA, "record")), B \(diff.countB); "
             + "\(diff.identicalCount) identical, \(diff.onlyInA.count) only in A, \(diff.onlyInB.count) only in B, \(diff.changed.count) changed\n"
         return text
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryArchive
 import FerryIO
+import FerryInternals
 import FerryRecords
 
 /// `ferry extract ARCHIVE DIRECTORY`: writes an archive's members out, safely.
@@ -60,8 +61,8 @@ struct Extract: ParsableCommand {
             } else if !quiet {
                 let checked = reader.manifestPlacement == .notRead
                     ? "no manifest: nothing vouches for them beyond an intact archive"
-                    : "\(reader.recordCount) records, every member checked against the manifest"
-                StandardError.write("ferry: extracted \(written) members (\(checked)) into \(directory)\n")
+                    : "\(Plural.count(reader.recordCount, "record")), every member checked against the manifest"
+                StandardError.write("ferry: extracted \(Plural.count(written, "member")) (\(checked)) into \(directory)\n")
             }
         } catch {
             throw dataFailure(error)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryIO
+import FerryInternals
 import FerryRecords
 import FerryStore
 
@@ -86,7 +87,7 @@ struct Fetch: ParsableCommand {
         }
         if !response && !result.missing.isEmpty {
             for name in result.missing { StandardError.write("ferry: not found: \(name)\n") }
-            throw CommandFailure(message: "\(result.missing.count) of \(names.count) record\(names.count == 1 ? "" : "s") not found")
+            throw CommandFailure(message: "\(result.missing.count) of \(Plural.count(names.count, "record")) not found")
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FerryArchive
 import FerryCompression
 import FerryIO
+import FerryInternals
 import FerryNDJSON
 import FerryPipeline
 import FerryRecords
@@ -261,7 +262,7 @@ func skippedMembersNote(_ reader: ArchiveReader) -> String? {
     let skipped = reader.skippedMembers
     guard !skipped.isEmpty else { return nil }
     let shown = skipped.prefix(3).map(\.path).joined(separator: ", ") + (skipped.count > 3 ? ", …" : "")
-    return "\(reader.name): skipped \(skipped.count) member\(skipped.count == 1 ? "" : "s") (\(shown)): "
+    return "\(reader.name): skipped \(Plural.count(skipped.count, "member")) (\(shown)): "
         + (skipped.count == 1 ? skipped[0].reason : "hidden, or not record files by name (.ndjson, .jsonl, .json, each optionally .gz)")
 }
 

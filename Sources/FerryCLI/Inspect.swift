@@ -189,8 +189,8 @@ struct ManifestSummary {
         let assets = manifest.members.filter { $0.kind == .asset }
         let logs = manifest.members.filter { $0.kind == .changes }
         lines.append("\(path): Ferry archive, format \(manifest.formatVersion), written \(isoDate(manifest.createdAt)) by Ferry \(manifest.ferryVersion)")
-        lines.append("\(manifest.recordCount) records in \(manifest.zones.count) zones, \(assets.count) assets, "
-                     + "\(logs.count) change logs, \(manifest.members.count) members, \(bytes) bytes uncompressed")
+        lines.append("\(Plural.count(manifest.recordCount, "record")) in \(Plural.count(manifest.zones.count, "zone")), \(Plural.count(assets.count, "asset")), "
+                     + "\(Plural.count(logs.count, "change log")), \(Plural.count(manifest.members.count, "member")), \(Plural.count(bytes, "byte")) uncompressed")
         lines.append("")
         var rows = [["DATABASE", "ZONE", "OWNER", "RECORDS", "TYPES", "CHANGE TOKEN"]]
         for zone in manifest.zones {
@@ -258,7 +258,7 @@ struct DatasetSummary {
 
     var text: String {
         var lines: [String] = []
-        lines.append("\(records) records (\(tombstones) tombstones), \(rejected) rejected, \(bytes) bytes")
+        lines.append("\(Plural.count(records, "record")) (\(Plural.count(tombstones, "tombstone"))), \(rejected) rejected, \(Plural.count(bytes, "byte"))")
         if let created { lines.append("created:  \(isoDate(created.lowerBound)) … \(isoDate(created.upperBound))") }
         if let modified { lines.append("modified: \(isoDate(modified.lowerBound)) … \(isoDate(modified.upperBound))") }
         lines.append("")
@@ -281,7 +281,7 @@ struct DatasetSummary {
         if !zoneListings.isEmpty {
             let shapes = Set(zoneListings.map(\.shape)).sorted().joined(separator: ", ")
             lines.append("")
-            lines.append("\(zoneListings.count) response\(zoneListings.count == 1 ? "" : "s") list zones and hold no records (\(shapes)):")
+            lines.append("\(Plural.count(zoneListings.count, "response")) list zones and hold no records (\(shapes)):")
             var zoneRows = [["SOURCE", "SHAPE", "ZONE", "OWNER", "CHANGE TOKEN", "STATE"]]
             for listing in zoneListings {
                 for zone in listing.response.entries {

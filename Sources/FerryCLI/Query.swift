@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryIO
+import FerryInternals
 import FerryPredicate
 import FerryRecords
 import FerryStore
@@ -140,10 +141,10 @@ struct Query: ParsableCommand {
                 return StandardError.write(render(.object(object)) + "\n")
             }
             if failures > 0 && !quiet {
-                StandardError.write("ferry: \(failures) record\(failures == 1 ? "" : "s") could not be evaluated (they do not match)\n")
+                StandardError.write("ferry: \(Plural.count(failures, "record")) could not be evaluated (they do not match)\n")
             }
             if !quiet && !response {
-                StandardError.write("ferry: \(count) record\(count == 1 ? "" : "s")" + (next.map { "; next page: --cursor \($0)" } ?? "") + "\n")
+                StandardError.write("ferry: \(Plural.count(count, "record"))" + (next.map { "; next page: --cursor \($0)" } ?? "") + "\n")
             }
         } catch {
             throw dataFailure(error)

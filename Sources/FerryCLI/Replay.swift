@@ -3,6 +3,7 @@ import FerryArchive
 import FerryChangeLog
 import FerryCompression
 import FerryIO
+import FerryInternals
 import FerryPipeline
 import FerryRecords
 import FerryStore
@@ -362,7 +363,7 @@ struct Replay: ParsableCommand {
             return
         }
         guard !quiet else { return }
-        StandardError.write("ferry: \(replayer.eventCount) events, \(replayer.appliedCount) applied, \(replayer.skippedCount) already in the store; "
+        StandardError.write("ferry: \(Plural.count(replayer.eventCount, "event")), \(replayer.appliedCount) applied, \(replayer.skippedCount) already in the store; "
                             + "\(s.created) created, \(s.modified) modified, \(s.deleted) deleted; \(format(seconds, 2)) s; token \(replayer.token?.description ?? "-")\n")
     }
 
@@ -460,8 +461,8 @@ struct Replay: ParsableCommand {
             return
         }
         guard !quiet else { return }
-        StandardError.write("ferry: \(replayer.eventCount) events, \(replayer.appliedCount) applied, \(state.recordCount) records in "
-                            + "\(state.zoneIDs.count) zone\(state.zoneIDs.count == 1 ? "" : "s"), \(format(seconds, 2)) s, \(format(eventsPerSecond, 0)) events/s\n")
+        StandardError.write("ferry: \(Plural.count(replayer.eventCount, "event")), \(replayer.appliedCount) applied, \(Plural.count(state.recordCount, "record")) in "
+                            + "\(Plural.count(state.zoneIDs.count, "zone")), \(format(seconds, 2)) s, \(format(eventsPerSecond, 0)) events/s\n")
     }
 
     /// The tokens as `--tokens-only --json` prints them (no record count: records were not read).

@@ -3,6 +3,7 @@ import FerryArchive
 import FerryChangeLog
 import FerryCompression
 import FerryIO
+import FerryInternals
 import FerryRecords
 import FerryStore
 
@@ -47,7 +48,7 @@ func exportChanges(from path: String, since text: String, to output: String, gzi
                                           "token": .string(end.description)]
                 writeSummary(render(.object(object)), outputIsStdout: output == "-")
             } else if !quiet {
-                StandardError.write("ferry: \(writer.eventCount) events after \(text); the store's token is now \(end)\n")
+                StandardError.write("ferry: \(Plural.count(writer.eventCount, "event")) after \(text); the store's token is now \(end)\n")
             }
         } catch {
             file.abandon()
@@ -141,7 +142,7 @@ struct StoreSummary {
     var text: String {
         let liveZones = zones.filter { !$0.isDeleted }.count
         var lines = ["\(path): Ferry store, format \(formatVersion), store \(storeID), \(bytes) bytes (SQLite \(RecordStore.sqliteVersion))",
-                     "\(recordCount) record\(recordCount == 1 ? "" : "s") in \(liveZones) zone\(liveZones == 1 ? "" : "s"), \(journalCount) journal entries, token \(token)", ""]
+                     "\(Plural.count(recordCount, "record")) in \(Plural.count(liveZones, "zone")), \(Plural.count(journalCount, "journal entry", plural: "journal entries")), token \(token)", ""]
         var rows = [["DATABASE", "ZONE", "OWNER", "RECORDS", "TYPES", "CHANGE TOKEN"]]
         for zone in zones {
             let types = counts.filter { $0.database == zone.database && $0.zoneName == zone.zoneID.zoneName && $0.ownerRecordName == zone.zoneID.ownerRecordName }

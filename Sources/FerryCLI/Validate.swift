@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryCompression
 import FerryIO
+import FerryInternals
 import FerryRecords
 import FerryXML
 
@@ -100,8 +101,7 @@ struct Validate: ParsableCommand {
             print(String(decoding: out.bytes, as: UTF8.self))
         }
         if !quiet {
-            let files = files.count == 1 ? "1 file" : "\(files.count) files"
-            StandardError.write("ferry: \(files), \(invalid) invalid, \(total) violation\(total == 1 ? "" : "s")\n")
+            StandardError.write("ferry: \(Plural.count(files.count, "file")), \(invalid) invalid, \(Plural.count(total, "violation"))\n")
         }
         if invalid > 0 { throw CommandFailure(message: "", exitCode: 1) }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryArchive
 import FerryIO
+import FerryInternals
 import FerryRecords
 import FerryStore
 
@@ -112,7 +113,7 @@ struct Verify: ParsableCommand {
             }
             if result.isIntact {
                 if !json && !quiet {
-                    print("\(path): ok — \(result.recordCount) record\(result.recordCount == 1 ? "" : "s") in \(result.zoneCount) zone\(result.zoneCount == 1 ? "" : "s"), \(result.journalCount) journal entries "
+                    print("\(path): ok — \(Plural.count(result.recordCount, "record")) in \(Plural.count(result.zoneCount, "zone")), \(Plural.count(result.journalCount, "journal entry", plural: "journal entries")) "
                           + "up to \(result.token); SQLite's integrity check and Ferry's invariants hold")
                 }
                 return nil

@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryPipeline
 import FerryRecords
 
@@ -188,7 +189,7 @@ public struct StateDiff: Sendable {
             }
             if repeated.count > Self.named {
                 let more = repeated.count - Self.named
-                parts.append("\(more) more record\(more == 1 ? "" : "s") more than once")
+                parts.append("\(Plural.count(more, "more record")) more than once")
             }
             let list = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
             throw ChangeLogError(.duplicateRecord, "expected each record (zone and recordName) once, as a state holds it, found " + list,

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryInternals
 import FerryRecords
 
 /// Ferry's one record pipeline: sources → transform → (sort) → (limit) → a writer, with the run's
@@ -127,7 +128,7 @@ public final class RecordPipeline {
         let zones = listing.response.entries.count
         // A `zones/lookup` or `zones/modify` answer has the shape of a `zones/list` one.
         let shape = listing.shape == "zones/list" ? "zones/list, zones/lookup or zones/modify" : listing.shape
-        onWarning?("\(listing.source):\(listing.line): a \(shape) response (\(zones) zone\(zones == 1 ? "" : "s")) "
+        onWarning?("\(listing.source):\(listing.line): a \(shape) response (\(Plural.count(zones, "zone"))) "
                    + "holds no records; `ferry inspect` describes its zones")
     }
 

@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryRecords
 
 /// Counts and timing of one run of a pipeline, counted in one place (``RecordPipeline``) and
@@ -28,7 +29,7 @@ public struct RunStatistics: Sendable, Equatable {
 
     /// `N records in, M out, R rejected, S s, X MB/s`.
     public var line: String {
-        "\(recordsIn) records in, \(recordsOut) out, \(rejected) rejected, \(format(seconds, 2)) s, \(format(megabytesPerSecond, 1)) MB/s"
+        "\(Plural.count(recordsIn, "record")) in, \(recordsOut) out, \(rejected) rejected, \(format(seconds, 2)) s, \(format(megabytesPerSecond, 1)) MB/s"
     }
 
     /// The same as one JSON object.

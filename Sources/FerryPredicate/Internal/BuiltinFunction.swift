@@ -1,3 +1,4 @@
+import FerryInternals
 import Foundation
 
 /// The functions of the reference table, resolved by name when the predicate is compiled.
@@ -52,7 +53,7 @@ enum BuiltinFunction: Sendable {
         default: 1
         }
         if let expected, expected != arity {
-            throw PredicateError.evaluation("expected \(expected) argument\(expected == 1 ? "" : "s") for \(name), found \(arity)")
+            throw PredicateError.evaluation("expected \(Plural.count(expected, "argument")) for \(name), found \(arity)")
         }
         self = resolved
     }

@@ -448,7 +448,7 @@ final class LibXMLTextReader {
                     error = XMLFormatError(.truncated, "expected an XML document (<records xmlns=\"\(XMLRecordFormat.namespace)\" version=\"1\">), found no element",
                                            line: box.scanner.line, column: nil, libxml2Code: first.code)
                 } else if box.scanner.depth > 0 {
-                    error = XMLFormatError(.truncated, "expected the rest of the document (\(box.scanner.depth) element\(box.scanner.depth == 1 ? "" : "s") still open), found the end of the input",
+                    error = XMLFormatError(.truncated, "expected the rest of the document (\(Plural.count(box.scanner.depth, "element")) still open), found the end of the input",
                                            line: box.scanner.line, column: nil, libxml2Code: first.code)
                 }
             }
