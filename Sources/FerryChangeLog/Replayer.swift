@@ -99,7 +99,8 @@ public final class Replayer {
     /// Bytes read from histories so far (decompressed).
     public var bytesRead: Int { finishedBytes + (currentBytes?() ?? 0) }
     /// Called with each change as it is applied, in applied order (dependency order within a
-    /// batch when ``Configuration/ordersBatches`` is set; cascaded deletes included). Records are
+    /// batch when ``Configuration/ordersBatches`` is set; cascaded deletes, and deletes of records
+    /// the state does not hold, included). Records are
     /// decoded for it, which costs time: leave it `nil` when not needed.
     public var onApply: ((ChangeEvent) throws -> Void)?
     /// Called every 65,536 events read (for progress reports).
@@ -426,6 +427,9 @@ public final class Replayer {
                 try self.removed(removed, zone: zone, recordType: type)
             } else {
                 anomaly(.unknownRecordDeleted, zone: zone, record: name, "a delete of a record the state does not hold")
+                // Still a change of the history: a log of it deletes the record from a state
+                // that holds it (the next page of a series, replayed after a base).
+                try onApply?(.recordDeleted(RecordID(recordName: name, zoneID: storage.zones[zone].zoneID), recordType: type))
             }
         case .zoneSaved(let zoneID):
             let zone = zoneIndex(zoneID)
