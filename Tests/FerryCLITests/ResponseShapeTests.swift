@@ -151,6 +151,35 @@ struct ResponseShapeTests {
         }
     }
 
+    @Test("ferry replay takes no changes from zones/list, zones/lookup or zones/modify answers; changes/database and an empty changes/zone entry still count")
+    func replayOfZoneShapes() throws {
+        let directory = scratchDirectory()
+        let listings = [
+            #"{"zones":[{"zoneID":{"zoneName":"Chats","ownerRecordName":"_o"},"syncToken":"zl-99","atomic":true},{"zoneID":{"zoneName":"_defaultZone"},"atomic":true}]}"#,
+            #"{"zones":[{"zoneID":{"zoneName":"Chats"}},{"zoneID":{"zoneName":"Old"},"deleted":true}]}"#,
+        ]
+        for (index, text) in listings.enumerated() {
+            let input = directory + "/listing\(index).json", log = directory + "/listing\(index).log"
+            try write(text, to: input)
+            let (status, _, stderr) = try runBinary(["replay", input, "--out", directory + "/s\(index).ndjson", "--log", log, "--quiet"])
+            #expect(status == 0, "\(stderr)")
+            #expect(try String(contentsOfFile: log, encoding: .utf8).isEmpty)
+            let (_, tokens, _) = try runBinary(["replay", input, "--tokens-only"])
+            #expect(!tokens.contains("zl-99"), "\(tokens)")
+        }
+        let database = #"{"zones":[{"zoneID":{"zoneName":"Chats"},"syncToken":"own"},{"zoneID":{"zoneName":"Old"},"deleted":true}],"syncToken":"DB","moreComing":false}"#
+        let emptyPage = #"{"zones":[{"zoneID":{"zoneName":"Chats"},"syncToken":"cz-2","moreComing":false}]}"#
+        for (name, text, expected) in [("database", database, [#""event":"zoneSaved""#, #""event":"zoneDeleted""#, #""syncToken":"DB""#]),
+                                       ("empty", emptyPage, [#""event":"checkpoint","zoneID":{"zoneName":"Chats"},"syncToken":"cz-2""#])] {
+            let input = directory + "/\(name).json", log = directory + "/\(name).log"
+            try write(text, to: input)
+            let (status, _, stderr) = try runBinary(["replay", input, "--out", directory + "/\(name).ndjson", "--log", log, "--quiet"])
+            #expect(status == 0, "\(stderr)")
+            let written = try String(contentsOfFile: log, encoding: .utf8)
+            for part in expected { #expect(written.contains(part), "\(written)") }
+        }
+    }
+
     @Test("A folder of gzipped responses converts exactly as the plain folder: the workers inflate each file whole")
     func gzippedFolder() throws {
         let directory = scratchDirectory()

@@ -72,6 +72,10 @@ struct EventDecoder {
         var zonesMark: Int?
         /// Events of zone entries that mean something else in a zone listing, with what they mean there.
         var listingPatches: [(index: Int, event: RawEvent)] = []
+        /// Events of zone entries that mean something only in a zone listing with a database token
+        /// (`changes/database`): dropped from any other response (`zones/list`, `zones/lookup`,
+        /// `zones/modify`, which are not changes).
+        var listingOnly: [Int] = []
     }
 
     /// Starts a block of lines decoded on its own: `pageZone` is the zone of the page before it,
@@ -204,7 +208,7 @@ struct EventDecoder {
                 // Read in place, as a `changes/zone` response; a listing's meaning is settled
                 // once its token is seen (below).
                 m.zonesMark = out.count
-                try emitZones(&s, text, into: out, listingPatches: &m.listingPatches)
+                try emitZones(&s, text, into: out, listingPatches: &m.listingPatches, listingOnly: &m.listingOnly)
             } else {
                 if otherKeys.count < 6 { otherKeys.append(try s.string(key)) }
                 if s.equals(key, "serverErrorCode") && s.current == UInt8(ascii: "\"") {
@@ -230,6 +234,8 @@ struct EventDecoder {
                 // A zone listing (`changes/database`, `zones/changes`): its entries are zone changes.
                 for patch in m.listingPatches { out.replace(at: patch.index, with: patch.event) }
                 out.append(.checkpoint(.init(zoneID: nil, syncToken: token, moreComing: m.moreComing)))
+            } else {
+                out.remove(at: m.listingOnly)
             }
         } else if let code = serverError.code, m.recordName == nil {
             // A request that failed as a whole (`{"serverErrorCode", "reason", "uuid", …}`) was saved
@@ -398,7 +404,8 @@ struct EventDecoder {
     /// The entries of a `zones` array: zones with their record changes (`changes/zone`), or zone
     /// changes (`isListing`: `changes/database`, `zones/changes`).
     private mutating func emitZones(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, into out: EventBuffer,
-                                    listingPatches: inout [(index: Int, event: RawEvent)]) throws(RecordFormatError) {
+                                    listingPatches: inout [(index: Int, event: RawEvent)],
+                                    listingOnly: inout [Int]) throws(RecordFormatError) {
         try s.beginArray()
         var first = true
         while try s.nextElement(&first) {
@@ -408,6 +415,7 @@ struct EventDecoder {
             var zoneID: ZoneID?
             var syncToken: String?
             var moreComing = false
+            var hasMoreComing = false
             var records: JSONScanner?
             /// Where the events of records read in place start.
             var recordsMark: Int?
@@ -427,6 +435,7 @@ struct EventDecoder {
                     syncToken = try s.readString(for: "syncToken")
                 } else if s.equals(key, "moreComing") {
                     moreComing = try readBool(&s, "moreComing")
+                    hasMoreComing = true
                 } else if s.equals(key, "records") {
                     guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
                     if let zoneID {
@@ -460,13 +469,17 @@ struct EventDecoder {
                 if let syncToken { out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing))) }
                 continue
             }
-            // A zone change of a listing, unless the response turns out to be `changes/zone`
-            // (no database token): then an entry with a token and no records is a checkpoint.
+            // A zone change of a listing with a database token (`changes/database`). An entry with
+            // a token and `moreComing` but no records is a `changes/zone` page that changed
+            // nothing: a checkpoint, unless the response turns out to be a listing after all. Any
+            // other entry (`zones/list`, `zones/lookup`, `zones/modify`: zones, not changes) means
+            // nothing without a database token.
             let change: RawEvent = isPurged ? .zonePurged(zoneID) : isDeleted ? .zoneDeleted(zoneID) : .zoneSaved(zoneID)
-            if let syncToken {
+            if let syncToken, hasMoreComing {
                 listingPatches.append((out.count, change))
                 out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing)))
             } else {
+                listingOnly.append(out.count)
                 out.append(change)
             }
         }

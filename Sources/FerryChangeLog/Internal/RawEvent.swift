@@ -53,6 +53,11 @@ final class EventBuffer {
     /// Replaces the event at `index`.
     func replace(at index: Int, with event: RawEvent) { events[index] = event }
 
+    /// Removes the events at `indices` (ascending).
+    func remove(at indices: [Int]) {
+        for index in indices.reversed() { events.remove(at: index) }
+    }
+
     /// Empties the buffer.
     func reset() {
         events.removeAll(keepingCapacity: true)
