@@ -10,7 +10,8 @@ struct Diff: ParsableCommand {
         abstract: "Compare two states or exports: records only in A, only in B, and changed.",
         discussion: """
         A and B are anything Ferry reads: NDJSON (gzip recognized), saved CloudKit responses, \
-        archives. Records are matched by zone (name and owner) and recordName and compared as JSON \
+        archives, stores, XML, and folders of them (their files in name order, as convert reads \
+        them). Records are matched by zone (name and owner) and recordName and compared as JSON \
         values: key order does not matter, numbers compare by their exact value (an integer and a \
         fraction differ). For each changed record the \
         fields and system keys that differ are named. An input that holds a record (zone and \
@@ -62,7 +63,8 @@ struct Diff: ParsableCommand {
         let diff: StateDiff
         do {
             let options = RecordInputOptions(maximumLineBytes: maxLineBytes)
-            diff = try StateDiff(comparing: try openRecordReader(a, options: options), with: try openRecordReader(b, options: options))
+            diff = try StateDiff(comparing: try openRecordReader(a, options: options, quiet: quiet || json),
+                                 with: try openRecordReader(b, options: options, quiet: quiet || json))
         } catch {
             var failure = dataFailure(error)
             if var command = failure as? CommandFailure {

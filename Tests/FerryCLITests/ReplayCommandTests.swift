@@ -444,6 +444,24 @@ struct ReplayCommandTests {
         #expect(try stateRecords(dir + "/via-log.ndjson").count == 1)
     }
 
+    @Test("diff reads a folder as its files in order, as convert does, and names the file of a bad record")
+    func diffReadsFolders() throws {
+        let dir = setUp()
+        try FileManager.default.createDirectory(atPath: dir + "/pages", withIntermediateDirectories: true)
+        write(Array(#"{"records":[{"recordName":"a","recordType":"T"}]}"#.utf8), to: dir + "/pages/page-1.json")
+        write(Array("{\n  \"records\" : [\n    {\"recordName\" : \"b\", \"recordType\" : \"T\"}\n  ]\n}\n".utf8), to: dir + "/pages/page-2.json")
+        write(Array("{\"recordName\":\"a\",\"recordType\":\"T\"}\n{\"recordName\":\"b\",\"recordType\":\"T\"}\n".utf8), to: dir + "/all.ndjson")
+        let (code, out, error) = try runBinary(["diff", dir + "/pages", dir + "/all.ndjson"])
+        #expect(code == 0, "\(error)")
+        #expect(out.contains("identical: A has 2 records, B 2"), "\(out)")
+        let (other, _, _) = try runBinary(["diff", dir + "/all.ndjson", dir + "/pages", "--quiet"])
+        #expect(other == 0)
+        write(Array(#"{"records":[{"recordName":"c","recordType":5}]}"#.utf8), to: dir + "/pages/page-3.json")
+        let (bad, _, message) = try runBinary(["diff", dir + "/pages", dir + "/all.ndjson"])
+        #expect(bad == 2)
+        #expect(message.contains("page-3.json:1:"), "\(message)")
+    }
+
     @Test("--help shows examples")
     func help() throws {
         let (code, out, _) = try runBinary(["replay", "--help"])
