@@ -109,6 +109,35 @@ struct StoreRoundTripTests {
         #expect(verification.problems.isEmpty, "\(verification.problems)")
     }
 
+    @Test("Upsert: a known key given as null replaces the stored value, and a value replaces a stored null (one key each)",
+          arguments: [StoreWriter.Mode.upsert, .replace])
+    func upsertNullUnderKnownKey(mode: StoreWriter.Mode) throws {
+        let withParent = #"{"recordName":"u","recordType":"T","parent":{"recordName":"P"},"recordChangeTag":"1"}"#
+        let nullParent = #"{"recordName":"u","recordType":"T","parent":null,"recordChangeTag":null}"#
+        for (first, second) in [(withParent, nullParent), (nullParent, withParent)] {
+            for lines in [false, true] {
+                let path = StoreFixture.newPath()
+                try StoreFixture.importRecords([try RecordJSON.decodeRecord(first)], into: path)
+                let updated = try RecordJSON.decodeRecord(second)
+                if lines {
+                    let writer = try StoreWriter(path: path, configuration: .init(mode: mode))
+                    var out = JSONOutput(capacity: 256)
+                    RecordJSON.encode(updated, into: &out)
+                    out.append(0x0A)
+                    try writer.write(encodedLines: out.bytes, records: 1)
+                    try writer.finish()
+                } else {
+                    try StoreFixture.importRecords([updated], into: path, mode: mode)
+                }
+                let verification = try RecordStore(path: path).verify(deep: true)
+                #expect(verification.problems.isEmpty, "\(verification.problems)")
+                let stored = try StoreFixture.readAll(path)
+                #expect(stored.map { String(decoding: StoreFixture.json($0), as: UTF8.self) } == [String(decoding: StoreFixture.json(updated), as: UTF8.self)],
+                        "\(first) then \(second), lines: \(lines)")
+            }
+        }
+    }
+
     @Test("Encoded lines that are not compact, or not records, are stored as their records, or refused")
     func encodedLinesNotCompact() throws {
         let records = StoreFixture.records(count: 30, seed: 43)

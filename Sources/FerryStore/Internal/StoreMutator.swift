@@ -527,6 +527,50 @@ extension Record {
         if let value = other.parent { parent = value }
         if let value = other.share { share = value }
         if let value = other.shortGUID { shortGUID = value }
-        for member in other.unknownKeys.members { unknownKeys[member.key] = member.value }
+        for member in other.unknownKeys.members {
+            // A known key given as `null` (kept in `unknownKeys`) wins over the stored value.
+            if member.value == .null { clearSystemKey(member.key) }
+            unknownKeys[member.key] = member.value
+        }
+        // A known key given a value wins over a stored `null` (one key, not two).
+        for key in Record.systemKeys where unknownKeys[key] == .null && other.unknownKeys[key] == nil && hasSystemKey(key) {
+            unknownKeys[key] = nil
+        }
+    }
+
+    /// Whether the system key `key` holds a value.
+    private func hasSystemKey(_ key: String) -> Bool {
+        switch key {
+        case "recordType": recordType != nil
+        case "zoneID": zoneID != nil
+        case "recordChangeTag": recordChangeTag != nil
+        case "created": created != nil
+        case "modified": modified != nil
+        case "deleted": deleted != nil
+        case "parent": parent != nil
+        case "share": share != nil
+        case "shortGUID": shortGUID != nil
+        case "fields": fields != nil
+        case "pluginFields": pluginFields != nil
+        default: false
+        }
+    }
+
+    /// Removes the value of the system key `key` (not `recordName`, which every record has).
+    private mutating func clearSystemKey(_ key: String) {
+        switch key {
+        case "recordType": recordType = nil
+        case "zoneID": zoneID = nil
+        case "recordChangeTag": recordChangeTag = nil
+        case "created": created = nil
+        case "modified": modified = nil
+        case "deleted": deleted = nil
+        case "parent": parent = nil
+        case "share": share = nil
+        case "shortGUID": shortGUID = nil
+        case "fields": fields = nil
+        case "pluginFields": pluginFields = nil
+        default: break
+        }
     }
 }
