@@ -184,6 +184,44 @@ struct PushdownPropertyTests {
         #expect(exact > 15, "\(exact) of 150 predicates decided by SQL alone")
     }
 
+    @Test("Dates beyond 2^53 ms and strings holding U+0000 give the records evaluation gives")
+    func extremeDatesAndNULStrings() throws {
+        var records: [Record] = []
+        for (name, ms) in [("max", Int64.max), ("big", (Int64(1) << 53) + 1), ("small", 1_600_000_000_123)] {
+            var record = Record(recordName: name, recordType: "T")
+            var fields = RecordFields()
+            fields["ts"] = RecordField(.timestamp(ms), type: .timestamp)
+            record.fields = fields
+            record.created = RecordStamp(timestamp: ms)
+            records.append(record)
+        }
+        for (name, text) in [("n1", "a\u{0}b"), ("n2", "a"), ("n3", "a\u{0}c"), ("n4", "b")] {
+            var record = Record(recordName: name, recordType: "T")
+            var fields = RecordFields()
+            fields["f"] = RecordField(.string(text), type: .string)
+            record.fields = fields
+            records.append(record)
+        }
+        let path = StoreFixture.newPath()
+        try StoreFixture.importRecords(records, into: path)
+        let store = try RecordStore(path: path)
+        let predicates: [(String, [JSONValue]?)] = [
+            (#"ts == CAST(9223371058547576, "NSDate")"#, nil),
+            (#"creationDate >= CAST(9223371058547576, "NSDate")"#, nil),
+            (#"ts == CAST(9006220947540.993, "NSDate")"#, nil),
+            (#"ts BETWEEN {CAST(9006220947540.992, "NSDate"), CAST(9006220947540.994, "NSDate")}"#, nil),
+            (#"ts < CAST(9006220947540.994, "NSDate")"#, nil),
+            ("f == %@", [.string("a\u{0}b")]), ("f IN {%@, %@}", [.string("a\u{0}b"), .string("zz")]),
+            ("f BEGINSWITH %@", [.string("a\u{0}")]), ("f != %@", [.string("a\u{0}b")]), ("f > %@", [.string("a\u{0}b")]),
+            ("f < %@", [.string("a")]), ("f == %@", [.string("a")]),
+        ]
+        for (text, arguments) in predicates {
+            let predicate = try RecordPredicate(parsing: text, arguments: arguments)
+            let expected = try Self.expected(records, predicate)
+            #expect(try store.query(StoreQuery(predicate: predicate)).records().map(StoreFixture.key) == expected, "\(text)")
+        }
+    }
+
     @Test("Paging with cursors gives the same records as one unlimited query, for any sort keys",
           arguments: [UInt64(5), 6, 7])
     func pagingIsStable(seed: UInt64) throws {

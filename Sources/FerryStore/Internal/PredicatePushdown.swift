@@ -380,11 +380,13 @@ struct PredicatePushdown {
         }
     }
 
-    /// A date constant in milliseconds since 1970.
+    /// A date constant in milliseconds since 1970, when a double holds it and the millisecond
+    /// either side exactly (below 2^52 ms, the year 142,000); `nil` for others, which are then
+    /// not pushed down (widened by 1 ms in a double, a bound past 2^53 would not move).
     static func dateMilliseconds(_ constant: PredicateExpression) -> Double? {
         guard case .date(let seconds) = constant else { return nil }
         let ms = ISO8601.milliseconds(seconds: seconds + PredicateExpression.referenceDateOffset)
-        return ms.isFinite ? ms : nil
+        return ms.isFinite && ms.magnitude < 4_503_599_627_370_496 ? ms : nil
     }
 
     /// A millisecond bound moved one millisecond outwards, so rounding never drops a match.
@@ -406,7 +408,9 @@ struct PredicatePushdown {
 
     /// ASCII without the three characters that have non-ASCII canonical equivalents.
     static func isSafeASCII(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "K") && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "`") }
+        // U+0000: SQLite's json_extract ends a stored text at it (3.40), so SQL would compare
+        // another text than the record holds.
+        text.utf8.allSatisfy { $0 != 0 && $0 < 0x80 && $0 != UInt8(ascii: "K") && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "`") }
     }
 
     /// Whether JSON writes the text as it is (no quote, backslash or control character).
