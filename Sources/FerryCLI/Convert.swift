@@ -163,6 +163,11 @@ struct Convert: ParsableCommand {
             guard paths.count == 2, StoreFile.isStore(paths[0]) else {
                 throw ValidationError("--changes-since needs one INPUT that is a store")
             }
+            let recordOptions = [("--type", !types.isEmpty), ("--zone", !zones.isEmpty), ("--where", wherePredicate != nil),
+                                 ("--keys", keys != nil), ("--sort", sort != nil), ("--limit", limit != nil)]
+            if let (flag, _) = recordOptions.first(where: \.1) {
+                throw ValidationError("\(flag) does not apply with --changes-since, which writes every change after the token")
+            }
         }
         let output = paths[paths.count - 1]
         try checkOptionsApply(toOutput: output)

@@ -64,6 +64,13 @@ struct UsageErrorTests {
         Case(arguments: ["verify", "S/chat.ndjson", "--deep"], mentions: ["--deep", "store"], usage: "ferry verify"),
         Case(arguments: ["index", "D/s.sqlite", "--quiet"], mentions: ["--quiet", "--schema"], usage: "ferry index"),
         Case(arguments: ["predicate", "eval", "a == 1", "--object", "{}", "--var", "x"], mentions: ["--var"], usage: "ferry predicate eval"),
+        // --changes-since writes the journal whole: record options would be ignored.
+        Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--where", "v > 5"], mentions: ["--where", "--changes-since"], usage: "ferry convert"),
+        Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--type", "Nope"], mentions: ["--type", "--changes-since"], usage: "ferry convert"),
+        Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--zone", "Z"], mentions: ["--zone", "--changes-since"], usage: "ferry convert"),
+        Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--limit", "0"], mentions: ["--limit", "--changes-since"], usage: "ferry convert"),
+        Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--keys", "text"], mentions: ["--keys", "--changes-since"], usage: "ferry convert"),
+        Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--sort", "text"], mentions: ["--sort", "--changes-since"], usage: "ferry convert"),
         // A mistyped option followed by its value: the value reads as one more path, and the
         // command's own checks (an output that is not an input) ran before the unknown option was
         // reported, which then went unsaid.
