@@ -154,7 +154,7 @@ final class FolderRecordReader: RecordReader {
                 current = nil
             }
             guard let path = files.next() else { return nil }
-            var reader = try open(path)
+            let reader = try open(path)
             reader.onReject = onReject
             current = reader
         }

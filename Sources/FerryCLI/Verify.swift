@@ -68,11 +68,13 @@ struct Verify: ParsableCommand {
     func run() throws {
         var failed: CommandFailure?
         for path in archives {
-            if path != "-", StoreFile.isStore(path) {
+            let kind = path == "-" ? .notSQLite : StoreFile.kind(at: path)
+            if kind == .store {
                 if let failure = verifyStore(path) { failed = failure }
                 continue
             }
             do {
+                if case .otherSQLite = kind { throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(kind)) }
                 let verifier = ArchiveVerifier(configuration: try limits.configuration(),
                                                requiresManifest: !allowMissingManifest)
                 let input = try openInputFile(path, declared: nil, expecting: "an archive or a store")

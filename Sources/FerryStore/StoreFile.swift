@@ -15,6 +15,12 @@ public enum StoreFile {
         case otherSQLite(applicationID: Int32)
         /// Not a SQLite database.
         case notSQLite
+        /// A folder.
+        case folder
+        /// `-`: standard input, which SQLite cannot open.
+        case standardInput
+        /// A gzip-compressed file, which SQLite cannot open.
+        case compressed
     }
 
     /// The 16 bytes every SQLite database starts with.
@@ -39,10 +45,11 @@ public enum StoreFile {
         }
     }
 
-    /// Classifies the file at `path` (a regular file; anything else is ``Kind/notSQLite``).
+    /// Classifies the file at `path`: `-` is ``Kind/standardInput``, a folder ``Kind/folder``, a
+    /// gzip file ``Kind/compressed``; another file that cannot be read is ``Kind/notSQLite``.
     public static func kind(at path: String) -> Kind {
-        guard path != "-" else { return .notSQLite }
-        if FileSystem.isDirectory(path) { return .notSQLite }
+        guard path != "-" else { return .standardInput }
+        if FileSystem.isDirectory(path) { return .folder }
         guard FileSystem.exists(path) else { return .missing }
         guard let input = try? InputFile(path: path) else { return .notSQLite }
         var prefix: [UInt8] = []
@@ -52,6 +59,7 @@ public enum StoreFile {
             if n <= 0 { break }
             prefix += chunk[0..<n]
         }
+        if prefix.count >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B { return .compressed }
         return kind(ofPrefix: prefix)
     }
 
@@ -68,6 +76,10 @@ public enum StoreFile {
             "expected a Ferry store (a SQLite database with application_id 0x46525259, \"FRRY\"), found a SQLite database "
                 + "with application_id \(hex(id)): it belongs to another program, and Ferry will not change it"
         case .notSQLite: "expected a Ferry store (a SQLite database), found a file that does not start with SQLite's header"
+        case .folder: "expected a Ferry store (a SQLite database), found a folder"
+        case .standardInput: "a store is read from its file, not from standard input: give the store's path"
+        case .compressed: "expected a Ferry store, found a gzip-compressed file: a store is read from its file, not from a "
+            + "compressed one; decompress it and give the store's path"
         }
     }
 

@@ -134,7 +134,7 @@ public final class StoreReplayer {
             staged = nil
             store = try RecordStore(path: path, access: .readWrite, configuration: storeConfiguration)
             try StoreWriter.beginWriting(store)
-        case .notSQLite, .otherSQLite:
+        case .notSQLite, .otherSQLite, .folder, .standardInput, .compressed:
             throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path)
         }
         self.store = store

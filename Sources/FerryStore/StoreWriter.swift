@@ -165,7 +165,7 @@ public final class StoreWriter: RecordWriter {
             let store = try RecordStore(path: path, access: .readWrite, configuration: storeConfiguration)
             try Self.beginWriting(store)
             self.store = store
-        case .notSQLite, .otherSQLite:
+        case .notSQLite, .otherSQLite, .folder, .standardInput, .compressed:
             throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path)
         }
         let mode = configuration.mode

@@ -142,6 +142,39 @@ struct UsageErrorTests {
         }
     }
 
+    @Test("Store commands say what a path is when it is no store: another program's database, a stream, a folder")
+    func notAStore() throws {
+        let directory = scratchDirectory()
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/s.sqlite", "--quiet"]) == 0)
+        let store = try InputFile(path: directory + "/s.sqlite").readAll()
+        // Another program's SQLite database: its application_id named, by verify as by the others.
+        var other = store
+        for offset in 68..<72 { other[offset] = 0 }
+        try Data(other).write(to: URL(fileURLWithPath: directory + "/other.sqlite"))
+        for arguments in [["verify", "D/other.sqlite"], ["verify", "D/other.sqlite", "--json"], ["query", "D/other.sqlite"],
+                          ["fetch", "D/other.sqlite", "x"], ["inspect", "D/other.sqlite"]] {
+            let (code, out, error) = try runBinary(arguments.map { $0.hasPrefix("D/") ? directory + "/" + $0.dropFirst(2) : $0 })
+            #expect(code == 1, "\(arguments): \(error)")
+            #expect((error + out).contains("another program") && !(error + out).contains("tar"), "\(arguments): \(error)\(out)")
+        }
+        // A store on standard input, or gzipped: read it from its file.
+        let gzipped = directory + "/s.sqlite.gz"
+        try Data(BoundedMemoryTests.gzip(store)).write(to: URL(fileURLWithPath: gzipped))
+        for (arguments, stdin) in [(["query", "-"], directory + "/s.sqlite"), (["fetch", "-", "x"], directory + "/s.sqlite"),
+                                   (["index", "-"], directory + "/s.sqlite"), (["query", gzipped], nil), (["fetch", gzipped, "x"], nil)] {
+            let (code, _, error) = try runBinary(arguments, stdinFile: stdin)
+            #expect(code == 1, "\(arguments): \(error)")
+            #expect(error.contains("read from its file"), "\(arguments): \(error)")
+        }
+        // A folder.
+        try FileManager.default.createDirectory(atPath: directory + "/d.sqlite", withIntermediateDirectories: true)
+        for arguments in [["query", directory + "/d.sqlite"], ["fetch", directory + "/d.sqlite", "x"], ["index", directory + "/d.sqlite"]] {
+            let (code, _, error) = try runBinary(arguments)
+            #expect(code == 1, "\(arguments): \(error)")
+            #expect(error.contains("folder"), "\(arguments): \(error)")
+        }
+    }
+
     @Test("inspect --on-error skip says what it skipped, as convert does; --quiet silences it")
     func inspectSkipped() throws {
         let directory = scratchDirectory()
