@@ -288,6 +288,22 @@ public final class RecordStore {
         return statement.text(at: 0)
     }
 
+    /// The error for the first body of `records` that is not JSON (a full scan: for explaining a
+    /// failure), as ``locating(_:rowID:)`` words it; `nil` when every body is JSON.
+    func firstDamagedBody() -> StoreError? {
+        guard let statement = try? connection.prepare("SELECT id, body FROM records WHERE NOT json_valid(body) ORDER BY id LIMIT 1"),
+              (try? statement.step()) == true else { return nil }
+        let rowID = statement.int64(at: 0)
+        do {
+            _ = try record(fromBody: statement.textBytes(at: 1), rowID: rowID)
+        } catch let error as StoreError {
+            return error
+        } catch {
+            return nil
+        }
+        return nil
+    }
+
     /// `error`, about the body in row `rowID` of `records`, naming the file, the record and its
     /// zone: read from the row's columns, which damage to the body leaves readable.
     func locating(_ error: StoreError, rowID: Int64) -> StoreError {

@@ -52,6 +52,18 @@ struct StoreDamageTests {
         #expect(!output.contains(Self.name))
     }
 
+    @Test("A damaged body SQL reads for a pushed-down predicate or a sort is named as the others are, not a bare SQLite error",
+          arguments: [["query", "S", "--type", "Message", "--where", "count > 0"], ["query", "S", "--type", "Message", "--sort", "count"],
+                      ["convert", "S", "-", "--where", "count > 0"]])
+    func pushedDown(arguments: [String]) throws {
+        let store = try Self.damagedStore("substr(body, 1, 20)")
+        let (code, output, error) = try runBinary(arguments.map { $0 == "S" ? store : $0 })
+        #expect(code == 1)
+        Self.expectNamesRecord(error, store: store)
+        #expect(!error.contains("SQLite"), "\(error)")
+        #expect(!output.contains(Self.name))
+    }
+
     @Test("fetch refuses a damaged body with exit 1, naming the store and record, and prints no body",
           arguments: damages, [[], ["--keys", "text"], ["--response"]])
     func fetch(damage: String, options: [String]) throws {

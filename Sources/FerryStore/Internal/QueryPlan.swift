@@ -174,7 +174,7 @@ final class QueryExecution {
     /// Moves to the next matching row; `false` at the end. The row's columns are valid until the
     /// next call.
     func next() throws -> Bool {
-        while try statement.step() {
+        while try step() {
             candidates += 1
             guard let filter = plan.filter else { return true }
             let body = statement.textBytes(at: 1)
@@ -198,6 +198,17 @@ final class QueryExecution {
             }
         }
         return false
+    }
+
+    /// Steps the statement. SQL that reads a body (a pushed-down predicate, a sort key) fails on
+    /// a damaged one with SQLite's bare `malformed JSON`: the first such body is then found and
+    /// reported as every reader reports it, naming the record.
+    private func step() throws -> Bool {
+        do {
+            return try statement.step()
+        } catch let error as StoreError {
+            throw store.firstDamagedBody() ?? error
+        }
     }
 
     /// The current row's id.
