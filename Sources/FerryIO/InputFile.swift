@@ -60,6 +60,9 @@ public enum FileSystem {
     /// Whether `path` exists.
     public static func exists(_ path: String) -> Bool { Syscall.isRegularFile(path) != nil }
 
+    /// Whether this process may write the file at `path`.
+    public static func isWritable(_ path: String) -> Bool { Syscall.isWritable(path) }
+
     /// Whether the descriptor is a terminal (progress goes to stderr only when it is).
     public static func isTerminal(_ fd: Int32) -> Bool { Syscall.isTerminal(fd) }
 

@@ -83,8 +83,20 @@ public final class RecordStore {
         // Readers open the file read-write and refuse writes with `query_only`: SQLite deletes a
         // WAL store's -wal and -shm files when the last connection closes, but not when that
         // connection is read-only, so read-only readers left them beside the store after every
-        // read. (A write-protected file is still opened, read-only, by SQLite itself.)
-        let connection = try SQLiteConnection(path: path, mode: creating ? .createIfMissing : .readWrite)
+        // read. A file this process may not write is opened read-only; in a folder it may not
+        // write either, with no WAL files beside it, it is read as immutable: no process can
+        // write it there (a WAL writer needs those files), and SQLite could open it no other way.
+        let mode: SQLiteConnection.OpenMode
+        if creating {
+            mode = .createIfMissing
+        } else if access == .readOnly && !FileSystem.isWritable(path) {
+            let folder = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
+            let sidecars = FileSystem.exists(path + "-wal") || FileSystem.exists(path + "-shm")
+            mode = !FileSystem.isWritable(folder) && !sidecars ? .immutable : .readOnly
+        } else {
+            mode = .readWrite
+        }
+        let connection = try SQLiteConnection(path: path, mode: mode)
         self.connection = connection
         connection.setBusyTimeout(seconds: configuration.busyTimeout)
         do {

@@ -279,6 +279,47 @@ struct StoreCommandTests {
     }
 }
 
+#if os(Linux)
+@Suite("A store read by a user who may not write it")
+struct ReadOnlyStoreTests {
+    @Test("A store nobody may write, in a folder nobody may write, is read, and nothing is left beside it")
+    func readOnlyFolder() throws {
+        // A folder of its own that another user can enter, with a copy of the binary.
+        let directory = try #require(FileSystem.makeTemporaryDirectory(template: FileSystem.temporaryDirectory + "/ferry-ro-XXXXXX"))
+        defer {
+            _ = chmod(directory + "/store", 0o755)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        #expect(chmod(directory, 0o755) == 0)
+        try FileManager.default.createDirectory(atPath: directory + "/store", withIntermediateDirectories: false)
+        let store = directory + "/store/s.sqlite"
+        #expect(Ferry.execute(["convert", samplesDirectory() + "/chat.ndjson", store, "--quiet"]) == 0)
+        try FileManager.default.copyItem(atPath: try ferryBinary(), toPath: directory + "/ferry")
+        #expect(chmod(store, 0o444) == 0 && chmod(directory + "/store", 0o555) == 0)
+        // As root, whom permissions do not stop, the reader runs as nobody.
+        let process = Process()
+        let command = [directory + "/ferry", "query", store, "--type", "Message", "--quiet"]
+        if getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
+        } else {
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
+        }
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: err, as: UTF8.self))")
+        #expect(String(decoding: out, as: UTF8.self).split(separator: "\n").count == 3)
+        #expect(FileSystem.entries(in: directory + "/store") == ["s.sqlite"])
+    }
+}
+#endif
+
 @Suite("Store round trips of unusual records")
 struct StoreUnusualRecordTests {
     @Test("An empty recordName goes NDJSON → store → NDJSON, through every import path")

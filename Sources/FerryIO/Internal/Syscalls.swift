@@ -126,6 +126,11 @@ package enum Syscall {
         isatty(fd) == 1
     }
 
+    /// Whether this process may write the file at `path` (`access(2)` with `W_OK`).
+    package static func isWritable(_ path: String) -> Bool {
+        access(path, W_OK) == 0
+    }
+
     /// The names of the entries of directory `path` but `.` and `..`, unsorted; `nil`, with
     /// `errno` set, when it cannot be opened.
     package static func directoryEntries(_ path: String) -> [String]? {

@@ -1,4 +1,5 @@
 import CSQLite
+import FerryInternals
 
 // The only file of FerryStore that calls SQLite's C API. Each `sqlite3*` is owned by one
 // `SQLiteConnection`, each `sqlite3_stmt*` by one `SQLiteStatement`; each finalizes its handle in
@@ -43,9 +44,15 @@ final class SQLiteConnection {
     struct OpenMode: Sendable {
         var readOnly = false
         var create = false
+        /// Read-only, with SQLite told the file cannot change (`immutable=1`: no locks, no WAL
+        /// index): for a store in a folder no process may write, where SQLite can neither create
+        /// the index nor see a writer.
+        var immutable = false
         /// `SQLITE_OPEN_EXRESCODE`: extended result codes everywhere.
         static let readWrite = OpenMode()
         static let createIfMissing = OpenMode(create: true)
+        static let readOnly = OpenMode(readOnly: true)
+        static let immutable = OpenMode(readOnly: true, immutable: true)
     }
 
     /// SQLite's process-wide settings, made once before the first connection initializes it:
@@ -62,8 +69,13 @@ final class SQLiteConnection {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= mode.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if mode.create && !mode.readOnly { flags |= SQLITE_OPEN_CREATE }
+        var name = path
+        if mode.immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriPath(path) + "?immutable=1"
+        }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard let db else {
             throw StoreError(.sqlite, "cannot open the store: out of memory", path: path, sqliteCode: SQLiteCode(rawValue: rc))
         }
@@ -75,6 +87,21 @@ final class SQLiteConnection {
         }
         handle = db
         self.path = path
+    }
+
+    /// `path` for a `file:` URI: bytes other than letters, digits and `/-._~` percent-encoded.
+    static func uriPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + Hex.digits(of: byte, width: 2)
+            }
+        }
+        return out
     }
 
     deinit {
