@@ -216,8 +216,19 @@ func openInput(_ path: String, declared: RecordFormat?) throws -> OpenedInput {
             if declared == .store { throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(kind)) }
         }
     }
-    let input = try ArchiveDetection.openInput(peekable)
-    let format = try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared)
+    let input: (source: any ByteSource, isArchive: Bool)
+    let format: RecordFormat
+    do {
+        let opened = try ArchiveDetection.openInput(peekable)
+        input = (opened.source, opened.isArchive)
+        format = try inputFormat(of: input.source, isArchive: input.isArchive, declared: declared)
+    } catch is CompressionError where path != "-" && (declared == nil || declared == .ndjson)
+                && (peekable.sizeHint ?? .max) <= largestWholeGzip {
+        // A small gzip file whose first bytes do not inflate (a truncated download of a saved
+        // response): handed to the workers whole, like the others, whose reading fails with this
+        // error in its place in the input order, where `--on-error skip` skips the file.
+        return OpenedInput(path: path, source: GzipFile(path: path), format: .ndjson)
+    }
     if format == .store { throw storeOnStream(path) }
     let source = format == .ndjson ? try wholeIfSmallGzipDocument(input.source, path: path, size: peekable.sizeHint) : input.source
     return OpenedInput(path: path, source: source, format: format)

@@ -272,8 +272,12 @@ public final class NDJSONParallelConverter {
             case .zoneListing(let response):
                 onZoneListing?(ZoneListing(source: unit.sourceName, line: line, response: response))
             case .inputFailure(let error):
-                // As when the framer reading the input throws.
-                throw error
+                // A file its worker could not read whole (a damaged gzip layer, a file gone):
+                // under skip, the file is skipped and named, as a document that does not parse
+                // is; it holds no record text for the rejects file, and stays as it was.
+                guard case .skip = policy else { throw error }
+                statistics.rejected += 1
+                onReject?(error)
             }
         }
         try deliver(result, upTo: result.keptCount, done: &recordsDone, written: &written)

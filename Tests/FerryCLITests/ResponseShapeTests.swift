@@ -180,6 +180,28 @@ struct ResponseShapeTests {
         }
     }
 
+    @Test("--on-error skip skips a gzipped response that cannot be inflated, naming it, as it skips a truncated plain one")
+    func damagedGzipInFolder() throws {
+        let directory = scratchDirectory()
+        let folder = directory + "/gz"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for index in 1...3 {
+            let text = "{\n  \"records\" : [\n    {\"recordName\" : \"r\(index)\", \"recordType\" : \"T\"}\n  ]\n}\n"
+            var bytes = BoundedMemoryTests.gzip(Array(text.utf8))
+            if index == 2 { bytes = Array(bytes.prefix(bytes.count / 2)) }
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/\(index).json.gz"))
+        }
+        let out = directory + "/out.ndjson"
+        let (code, _, error) = try runBinary(["convert", folder, out, "--on-error", "skip", "--rejects", directory + "/rejects.ndjson"])
+        #expect(code == 0, "\(error)")
+        #expect(try records(at: out).map(\.recordName) == ["r1", "r3"])
+        #expect(error.contains("skipped: ") && error.contains("2.json.gz") && error.contains("1 rejected"), "\(error)")
+        let (failed, _, message) = try runBinary(["convert", folder, directory + "/failed.ndjson"])
+        #expect(failed == 1)
+        #expect(message.contains("2.json.gz"), "\(message)")
+        #expect(!FileSystem.exists(directory + "/failed.ndjson"))
+    }
+
     @Test("A folder of gzipped responses converts exactly as the plain folder: the workers inflate each file whole")
     func gzippedFolder() throws {
         let directory = scratchDirectory()
