@@ -224,6 +224,13 @@ package struct NDJSONLineDecoder: Sendable {
     /// `text` (the caller turns them into lines and columns); a malformed document ends the text,
     /// and the rest of it is one reject.
     package func decodeDocuments(_ text: UnsafeRawBufferPointer, _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+        try decodeDocuments(text, cutsOnFailure: true, emit)
+    }
+
+    /// ``decodeDocuments(_:_:)``; with `cutsOnFailure`, a document that fails is cut into its
+    /// records (``decodeCut(_:_:)``) when its structure allows.
+    private func decodeDocuments(_ text: UnsafeRawBufferPointer, cutsOnFailure: Bool,
+                                 _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
         var offset = 0
         while true {
             while offset < text.count, text[offset] == 0x20 || text[offset] == 0x0A || text[offset] == 0x0D || text[offset] == 0x09 {
@@ -238,6 +245,22 @@ package struct NDJSONLineDecoder: Sendable {
                 do {
                     (document, end) = try RecordJSON.decodeDocument(in: text, at: offset, configuration: configuration)
                 } catch {
+                    // A record that does not decode (a bad escape, a wrong value) in a response
+                    // whose structure holds: its records are read one by one, so that the bad one
+                    // is rejected alone, as in a large response or under a prefilter.
+                    if cutsOnFailure, try decodeCut(rest, { item in
+                        switch consume item {
+                        case .reject(var error, let raw):
+                            error.byteOffset += offset
+                            try emit(.reject(error, raw: raw))
+                        case .zoneListing(let response, let start):
+                            try emit(.zoneListing(response, offset: offset + start))
+                        case let other:
+                            try emit(other)
+                        }
+                    }) {
+                        return
+                    }
                     try emit(.reject(error, raw: rest))
                     return
                 }
@@ -269,6 +292,37 @@ package struct NDJSONLineDecoder: Sendable {
             }
             offset = valueEnd
         }
+    }
+
+    /// The documents of `text` cut into their records (``DocumentSplitter``), each record decoded
+    /// on its own and the rest whole; `false`, with nothing emitted, when `text` does not cut
+    /// (its structure is broken, or it is not a response). Error offsets are within `text`.
+    private func decodeCut(_ text: UnsafeRawBufferPointer, _ emit: (consuming NDJSONLineItem) throws -> Void) throws -> Bool {
+        guard let pieces = DocumentSplitter.pieces(of: text, runBytes: .max, maximumDepth: configuration.maximumDepth,
+                                                   validatingDepth: configuration.maximumDepth),
+              pieces.contains(where: { if case .records = $0 { true } else { false } }) else { return false }
+        for piece in pieces {
+            switch piece {
+            case .records(let run):
+                for (k, range) in run.elements.enumerated() {
+                    try decodeElement(text, range, zone: run.zone, checked: k < run.checks.count ? run.checks[k] : nil, emit)
+                }
+            case .documents(let range):
+                let base = range.lowerBound
+                try decodeDocuments(UnsafeRawBufferPointer(rebasing: text[range]), cutsOnFailure: false) { item in
+                    switch consume item {
+                    case .reject(var error, let raw):
+                        error.byteOffset += base
+                        try emit(.reject(error, raw: raw))
+                    case .zoneListing(let response, let start):
+                        try emit(.zoneListing(response, offset: base + start))
+                    case let other:
+                        try emit(other)
+                    }
+                }
+            }
+        }
+        return true
     }
 
     /// Decodes one record of a large response cut into runs (``DocumentSplitter``): the element

@@ -180,6 +180,36 @@ struct ResponseShapeTests {
         }
     }
 
+    @Test("A bad record inside a saved response is rejected alone, named by its index, with or without --where")
+    func badRecordInResponse() throws {
+        let directory = scratchDirectory()
+        let input = directory + "/page.json"
+        try write("""
+        {
+          "records" : [
+            {"recordName" : "a", "recordType" : "T"},
+            {"recordName" : "b", "recordType" : "T"},
+            {"recordName" : "c", "recordType" : "T"},
+            {"recordName" : "d", "recordType" : "T\\q"},
+            {"recordName" : "e", "recordType" : "T"}
+          ]
+        }
+        {"records" : [{"recordName" : "f", "recordType" : "T"}]}
+
+        """, to: input)
+        for extra in [[], ["--where", "recordName != 'zz'"], ["--type", "T"]] {
+            let (failed, _, message) = try runBinary(["convert", input, directory + "/x.ndjson"] + extra)
+            #expect(failed == 1)
+            #expect(message.contains("page.json:6:43: record 4: expected an escape"), "\(extra): \(message)")
+            let out = directory + "/out.ndjson", rejects = directory + "/rejects.ndjson"
+            let (code, _, error) = try runBinary(["convert", input, out, "--on-error", "skip", "--rejects", rejects] + extra)
+            #expect(code == 0, "\(error)")
+            #expect(try records(at: out).map(\.recordName) == ["a", "b", "c", "e", "f"], "\(extra)")
+            #expect(try String(contentsOfFile: rejects, encoding: .utf8) == #"{"recordName" : "d", "recordType" : "T\q"}"# + "\n", "\(extra)")
+            #expect(error.contains("record 4:") && error.contains("1 rejected"), "\(extra): \(error)")
+        }
+    }
+
     @Test("--on-error skip skips a gzipped response that cannot be inflated, naming it, as it skips a truncated plain one")
     func damagedGzipInFolder() throws {
         let directory = scratchDirectory()
@@ -225,14 +255,15 @@ struct ResponseShapeTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: rejectsGzip)) == Data(contentsOf: URL(fileURLWithPath: rejectsPlain)))
         #expect(try records(at: fromGzip).count > 3)
 
-        // A corrupt file fails the run, named, even when bad records are skipped; nothing is written.
+        // A corrupt file fails the run, named; nothing is written. (Under --on-error skip it is
+        // skipped: damagedGzipInFolder.)
         let corrupt = directory + "/corrupt"
         try FileManager.default.createDirectory(atPath: corrupt, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: gzipped + "/00.json.gz", toPath: corrupt + "/00.json.gz")
         let truncated = BoundedMemoryTests.gzip(Array(SavedResponses.shapes[0].text.utf8)).dropLast(12)
         try Data(truncated).write(to: URL(fileURLWithPath: corrupt + "/50.json.gz"))
         let failed = directory + "/failed.ndjson"
-        let (status, _, stderr) = try runBinary(["convert", corrupt, failed, "--on-error", "skip"])
+        let (status, _, stderr) = try runBinary(["convert", corrupt, failed])
         #expect(status == 1)
         #expect(stderr.contains("50.json.gz"), "\(stderr)")
         #expect(!FileManager.default.fileExists(atPath: failed))
