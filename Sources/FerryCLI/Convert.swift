@@ -321,7 +321,7 @@ func writeSummary(_ json: String, outputIsStdout: Bool) {
 
 /// Expands folders into the files under them (`FileSystem.listFiles`: subfolders depth-first, by
 /// name), saying on stderr, unless `quiet`, how many entries each folder passed over (hidden
-/// entries, SQLite sidecar files, links back up the tree, FIFOs and devices).
+/// entries, SQLite sidecar files, links to folders of the tree, FIFOs and devices).
 func expandInputs(_ inputs: [String], quiet: Bool) throws -> [String] {
     var result: [String] = []
     for input in inputs {
@@ -337,7 +337,7 @@ func expandInputs(_ inputs: [String], quiet: Bool) throws -> [String] {
                 let count = listing.skipped.count
                 let shown = listing.skipped.prefix(3).joined(separator: ", ") + (count > 3 ? ", …" : "")
                 StandardError.write("ferry: \(input): skipped \(count) \(count == 1 ? "entry" : "entries") (hidden, SQLite "
-                                    + "sidecar files, links back up the folder, neither file nor folder): \(shown)\n")
+                                    + "sidecar files, links to folders of the tree, neither file nor folder): \(shown)\n")
             }
         } else {
             result.append(input)

@@ -5,8 +5,9 @@
 /// always gives the same order. Passed over, and listed in ``skipped``: hidden entries (names
 /// starting with `.`, a hidden folder as one entry), a SQLite store's sidecar files (`NAME-wal`,
 /// `NAME-shm`, `NAME-journal` beside a file `NAME`), entries that are neither files nor folders
-/// (FIFOs, devices, dangling links), and a folder reached a second time through a symbolic link
-/// (which would otherwise loop).
+/// (FIFOs, devices, dangling links), and a symbolic link to a folder of the tree itself (that
+/// folder is read in its own place, once; a link up the tree would loop). A link to a folder
+/// outside the tree is followed, once.
 public struct FolderListing: Sendable, Equatable {
     /// The files to read, in order.
     public var files: [String] = []
@@ -23,17 +24,42 @@ extension FileSystem {
     /// - Throws: `FerryIOError` when `directory` (or a folder below it) cannot be listed.
     public static func listFiles(in directory: String) throws -> FolderListing {
         var listing = FolderListing()
-        var visited: Set<[UInt64]> = []
-        try list(directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory,
-                 into: &listing, visited: &visited)
+        var walk = Walk(root: directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory)
+        try list(walk.root, into: &listing, walk: &walk)
         return listing
     }
 
-    private static func list(_ directory: String, into listing: inout FolderListing, visited: inout Set<[UInt64]>) throws {
+    /// The folders read so far, and those of the tree itself (found when a link first asks).
+    private struct Walk {
+        let root: String
+        var visited: Set<[UInt64]> = []
+        var tree: Set<[UInt64]>?
+
+        /// Whether the folder a link leads to is one of the tree's own, reached without links.
+        mutating func isInTree(_ identity: [UInt64]) -> Bool {
+            if tree == nil {
+                var found: Set<[UInt64]> = []
+                Self.collect(root, into: &found)
+                tree = found
+            }
+            return tree!.contains(identity)
+        }
+
+        private static func collect(_ directory: String, into found: inout Set<[UInt64]>) {
+            guard let identity = Syscall.identity(path: directory), found.insert([identity.device, identity.inode]).inserted,
+                  let entries = Syscall.directoryEntries(directory) else { return }
+            let prefix = directory == "/" ? "/" : directory + "/"
+            for name in entries where !name.hasPrefix(".") && Syscall.kind(prefix + name) == .directory {
+                collect(prefix + name, into: &found)
+            }
+        }
+    }
+
+    private static func list(_ directory: String, into listing: inout FolderListing, walk: inout Walk) throws {
         guard let identity = Syscall.identity(path: directory), let entries = Syscall.directoryEntries(directory) else {
             throw FerryIOError(.open, path: directory, errno: Syscall.errno)
         }
-        guard visited.insert([identity.device, identity.inode]).inserted else {
+        guard walk.visited.insert([identity.device, identity.inode]).inserted else {
             listing.skipped.append(directory)
             return
         }
@@ -44,7 +70,13 @@ extension FileSystem {
             if name.hasPrefix(".") || isSidecar(name, among: names, in: prefix) {
                 listing.skipped.append(path)
             } else if Syscall.isDirectory(path) {
-                try list(path, into: &listing, visited: &visited)
+                if Syscall.kind(path) == .symlink, let target = Syscall.identity(path: path),
+                   walk.isInTree([target.device, target.inode]) {
+                    // The folder is the tree's own: read in its place, not at the link's.
+                    listing.skipped.append(path)
+                    continue
+                }
+                try list(path, into: &listing, walk: &walk)
             } else if Syscall.isRegularFile(path) == true {
                 listing.files.append(path)
             } else {

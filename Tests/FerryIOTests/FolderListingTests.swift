@@ -45,6 +45,17 @@ struct FolderListingTests {
         #expect(listing.skipped == [root + "/a/loop"])
     }
 
+    @Test("A link to a folder of the tree is skipped, and the folder read in its own place; a link out of the tree is followed")
+    func linksIntoTheTree() throws {
+        let root = try Self.folder(["a.json", "m.json", "z-real/p.json"])
+        let outside = try Self.folder(["o.json"])
+        try FileManager.default.createSymbolicLink(atPath: root + "/b-link", withDestinationPath: root + "/z-real")
+        try FileManager.default.createSymbolicLink(atPath: root + "/n-out", withDestinationPath: outside)
+        let listing = try FileSystem.listFiles(in: root)
+        #expect(listing.files == ["a.json", "m.json", "n-out/o.json", "z-real/p.json"].map { root + "/" + $0 })
+        #expect(listing.skipped == [root + "/b-link"])
+    }
+
     @Test("A folder that cannot be listed is an error naming it")
     func missingFolder() throws {
         #expect(throws: FerryIOError.self) { try FileSystem.listFiles(in: TestScratch.directory() + "/missing") }
