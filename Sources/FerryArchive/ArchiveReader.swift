@@ -100,6 +100,9 @@ public final class ArchiveReader {
     public internal(set) var skippedMembers: [SkippedMember] = []
     /// Records skipped under ``RecordErrorPolicy/skip(rejects:)`` so far.
     public var rejectedCount: Int { closedRejects + (open?.reader.rejectedCount ?? 0) }
+    /// The responses read so far that list zones and hold no records (`zones/list`,
+    /// `changes/database`…), from every record member.
+    public var zoneListings: [ZoneListing] { closedListings + (open?.reader.zoneListings ?? []) }
     /// Called by ``nextRecord()`` for each asset and change-log member with a source of its
     /// bytes; whatever the handler leaves unread is read and checked after it returns.
     ///
@@ -140,6 +143,7 @@ public final class ArchiveReader {
     var early: [EarlyMember] = []
     private var open: OpenRecords?
     private var closedRejects = 0
+    private var closedListings: [ZoneListing] = []
     /// Bytes decompressed from gzip-compressed members so far.
     var memberOutputBytes = 0
     var hasStarted = false
@@ -395,6 +399,7 @@ public final class ArchiveReader {
         }
         open = nil
         closedRejects += current.reader.rejectedCount
+        closedListings += current.reader.zoneListings
         if current.isCompressed { memberOutputBytes += current.reader.bytesRead }
         guard let (zone, member) = current.listed else {
             let digest = try current.source.finish()

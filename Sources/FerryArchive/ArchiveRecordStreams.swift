@@ -23,6 +23,7 @@ public final class ArchiveRecordReader: RecordReader {
     public var rejectedCount: Int { archive.rejectedCount }
     public var bytesRead: Int { archive.bytesRead }
     public var sourceName: String { archive.name }
+    public var zoneListings: [ZoneListing] { archive.zoneListings }
     public var onReject: ((any Error) -> Void)? {
         get { archive.onReject }
         set { archive.onReject = newValue }

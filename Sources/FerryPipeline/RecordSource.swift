@@ -39,7 +39,11 @@ public final class ReaderSource: RecordSource {
                                 bytes: reader.bytesRead - counted.bytes)
             counted = (reader.recordCount, reader.rejectedCount, reader.bytesRead)
         }
-        defer { count() }
+        defer {
+            count()
+            // Responses that held zones, not records (an archive's members, say), said once.
+            for listing in reader.zoneListings { pipeline.noteZoneListing(listing) }
+        }
         while var record = try reader.next() {
             guard try pipeline.transform(&record, source: name, recordIndex: reader.recordIndex, line: reader.recordLine) else { continue }
             guard try pipeline.take(record, database: database?()) else { return }

@@ -180,6 +180,33 @@ struct ResponseShapeTests {
         }
     }
 
+    @Test("Zone listings inside an archive without a manifest are said and described, as in a folder")
+    func zoneListingsInArchive() throws {
+        let directory = scratchDirectory()
+        let pages = directory + "/pages"
+        try FileManager.default.createDirectory(atPath: pages, withIntermediateDirectories: true)
+        for shape in ["zones/list", "changes/database"] {
+            let entry = SavedResponses.shapes.first { $0.name == shape }!
+            try write(entry.text, to: pages + "/" + shape.replacingOccurrences(of: "/", with: "-") + ".json")
+        }
+        let archive = directory + "/pages.tar.gz"
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tar.arguments = ["tar", "-czf", archive, "-C", directory, "pages"]
+        try tar.run()
+        tar.waitUntilExit()
+        #expect(tar.terminationStatus == 0)
+        for input in [pages, archive] {
+            let (code, _, error) = try runBinary(["convert", input, directory + "/out.ndjson"])
+            #expect(code == 0, "\(error)")
+            #expect(error.contains("a changes/database response") && error.contains("a zones/list, zones/lookup or zones/modify response"),
+                    "\(input): \(error)")
+            #expect(error.contains("the inputs hold only zones"), "\(input): \(error)")
+            let (_, json, _) = try runBinary(["inspect", input, "--json"])
+            #expect(try JSONValue(parsing: json)["zoneListings"]?.arrayValue?.count == 2, "\(input): \(json)")
+        }
+    }
+
     @Test("A bad record inside a saved response is rejected alone, named by its index, with or without --where")
     func badRecordInResponse() throws {
         let directory = scratchDirectory()
