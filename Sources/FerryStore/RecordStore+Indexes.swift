@@ -1,4 +1,5 @@
 import FerryIO
+import FerryInternals
 import FerryPredicate
 
 extension RecordStore {
@@ -38,6 +39,18 @@ extension RecordStore {
         }
         try StoreWriter.beginWriting(self)
         do {
+            // An index this store already has for the field keeps its name (stores indexed
+            // before names carried a hash); one SQLite does not have by that exact name is made anew.
+            let existing = try connection.prepare("""
+                SELECT f.name FROM field_indexes f JOIN sqlite_master m ON m.type = 'index' AND m.name = f.name
+                WHERE f.record_type = ?1 AND f.field_name = ?2
+                """)
+            for i in wanted.indices {
+                existing.reset()
+                try existing.bind(wanted[i].recordType, at: 1)
+                try existing.bind(wanted[i].fieldName, at: 2)
+                if try existing.step(), let name = existing.text(at: 0) { wanted[i].name = name }
+            }
             for index in wanted {
                 try connection.sortingOnThreads(Processors.available) {
                     try connection.execute("""
@@ -54,6 +67,8 @@ extension RecordStore {
                 try note.bind(index.kind, at: 4)
                 try note.run()
             }
+            // Rows of names SQLite has no index by (two fields that once spelled one name).
+            try connection.execute("DELETE FROM field_indexes WHERE name NOT IN (SELECT name FROM sqlite_master WHERE type = 'index')")
             // Full statistics (a sampled ANALYZE misjudges how many records share a type).
             try connection.execute("ANALYZE")
             try connection.execute("COMMIT")
@@ -89,8 +104,15 @@ extension RecordStore {
         }
     }
 
-    /// `fx_<type>_<field>` with anything but letters, digits and `_` spelled in hex.
+    /// `fx_<type>__<field>_<hash>`: the names with anything but letters, digits and `_` spelled
+    /// in hex, for reading, then 16 hex digits of a hash (FNV-1a, 64 bits) of the type's and the
+    /// field's exact bytes, so that names that spell alike (`a_`/`b`, `a`/`_b`) or differ only
+    /// in case (SQLite's names do not) get indexes of their own.
     static func indexName(_ type: String, _ field: String) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in Array(type.utf8) + [0] + Array(field.utf8) {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
         func clean(_ text: String) -> String {
             var out = ""
             for byte in text.utf8 {
@@ -102,7 +124,7 @@ extension RecordStore {
             }
             return out
         }
-        return "fx_" + clean(type) + "__" + clean(field)
+        return "fx_" + clean(type) + "__" + clean(field) + "_" + Hex.digits(of: hash, width: 16)
     }
 
     /// A SQL string literal.

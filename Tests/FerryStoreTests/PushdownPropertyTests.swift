@@ -184,6 +184,30 @@ struct PushdownPropertyTests {
         #expect(exact > 15, "\(exact) of 150 predicates decided by SQL alone")
     }
 
+    @Test("Every QUERYABLE or SORTABLE field gets an index of its own: names that spell alike, types that differ in case")
+    func indexNamesAreDistinct() throws {
+        let path = StoreFixture.newPath()
+        try StoreFixture.importRecords(StoreFixture.records(count: 10, seed: 9), into: path)
+        let schema = """
+        DEFINE SCHEMA
+        RECORD TYPE a_ (b INT64 QUERYABLE);
+        RECORD TYPE a (_b INT64 SORTABLE);
+        RECORD TYPE Message (f STRING QUERYABLE);
+        RECORD TYPE MESSAGE (f STRING QUERYABLE);
+        RECORD TYPE "x2d" (f STRING QUERYABLE);
+        RECORD TYPE "-" (f STRING QUERYABLE);
+        """
+        let store = try RecordStore(path: path, access: .readWrite)
+        let indexes = try store.makeIndexes(for: try CloudKitSchema(parsing: schema))
+        #expect(indexes.count == 6)
+        #expect(Set(indexes.map { $0.name.lowercased() }).count == 6)
+        #expect(indexes.contains { $0.recordType == "a_" && $0.fieldName == "b" && $0.kind == "QUERYABLE" })
+        #expect(indexes.contains { $0.recordType == "a" && $0.fieldName == "_b" && $0.kind == "SORTABLE" })
+        // Each is an index SQLite has, and running again changes nothing.
+        try store.execute(sql: "SELECT 1")
+        #expect(try store.makeIndexes(for: try CloudKitSchema(parsing: schema)) == indexes)
+    }
+
     @Test("Dates beyond 2^53 ms and strings holding U+0000 give the records evaluation gives")
     func extremeDatesAndNULStrings() throws {
         var records: [Record] = []
