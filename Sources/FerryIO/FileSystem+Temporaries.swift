@@ -32,8 +32,12 @@ extension FileSystem {
     }
 
     /// The process that made a temporary of Ferry's, read from its name, or `nil` when the name
-    /// is not one: hidden (a leading dot), then after the last `.ferry-` an optional lowercase
-    /// kind word and a dash, the process ID (decimal), and a dash.
+    /// is not one. Only the names Ferry makes are taken (a user's hidden `.exports.ferry-2023-11`
+    /// is not): hidden (a leading dot); after the last `.ferry-` one of Ferry's kind words
+    /// (`stage`, `staging`, `sort`, `store`, `journal`) and a dash, or none; the process ID
+    /// (decimal) and a dash; then `mkstemp`'s six letters or digits, or ``temporaryName(prefix:)``'s
+    /// eight hex digits, alone or followed by a SQLite sidecar's suffix (`-journal`, `-wal`,
+    /// `-shm`, beside a temporary store) or a sort run's number (`-12.ndjson`).
     public static func temporaryOwner(ofName name: String) -> Int32? {
         let bytes = Array(name.utf8)
         let marker = Array(".ferry-".utf8)
@@ -44,12 +48,37 @@ extension FileSystem {
         var position = start + marker.count
         var word = position
         while word < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[word]) { word += 1 }
-        if word > position, word < bytes.count, bytes[word] == UInt8(ascii: "-") { position = word + 1 }
+        if word > position, word < bytes.count, bytes[word] == UInt8(ascii: "-") {
+            guard Self.temporaryKinds.contains(String(decoding: bytes[position..<word], as: UTF8.self)) else { return nil }
+            position = word + 1
+        }
         var end = position
         while end < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) { end += 1 }
-        guard end > position, end - position <= 10, end < bytes.count, bytes[end] == UInt8(ascii: "-") else { return nil }
-        return Int32(String(decoding: bytes[position..<end], as: UTF8.self))
+        guard end > position, end - position <= 10, end < bytes.count, bytes[end] == UInt8(ascii: "-"),
+              let pid = Int32(String(decoding: bytes[position..<end], as: UTF8.self)) else { return nil }
+        let tail = bytes[(end + 1)...]
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        }
+        func isHex(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        }
+        // mkstemp's / mkdtemp's name.
+        if tail.count == 6 && tail.allSatisfy(isAlphanumeric) { return pid }
+        // temporaryName's, with what is named after it.
+        guard tail.count >= 8, tail.prefix(8).allSatisfy(isHex) else { return nil }
+        let rest = String(decoding: tail.dropFirst(8), as: UTF8.self)
+        if rest.isEmpty || rest == "-journal" || rest == "-wal" || rest == "-shm" { return pid }
+        if rest.hasPrefix("-") && rest.hasSuffix(".ndjson") {
+            let number = rest.dropFirst().dropLast(".ndjson".count)
+            if !number.isEmpty && number.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return pid }
+        }
+        return nil
     }
+
+    /// The kind words of Ferry's temporaries (``temporaryOwner(ofName:)``).
+    static let temporaryKinds: Set<String> = ["stage", "staging", "sort", "store", "journal"]
 
     /// Removes the temporaries Ferry processes that no longer run left directly inside
     /// `directory` (files, and folders with everything in them); those of live processes,

@@ -109,7 +109,7 @@ struct ConvertCommandTests {
     @Test("Sort runs are Ferry temporaries of this process, gone after the merge; a dead run's runs are removed")
     func sortRunsAreTemporaries() throws {
         let dir = scratchDirectory()
-        try write("stale run", to: dir + "/.ferry-sort-999999999-0-1f.ndjson")
+        try write("stale run", to: dir + "/.ferry-sort-999999999-0000001f-0.ndjson")
         try write("not ours", to: dir + "/notes.txt")
         var text = ""
         for i in 0..<200 { text += #"{"recordName":"r\#(i)","fields":{"k":{"value":\#(i % 7),"type":"INT64"}}}"# + "\n" }

@@ -87,13 +87,15 @@ struct CrashSafetyTests {
 
     @Test("Ferry's temporary names are recognised and their process read; other names are not", arguments: [
         (".out.ndjson.ferry-1234-abc123", Int32(1234)),
-        (".out.ndjson.ferry-store-77-9f3a", 77),
-        (".out.ndjson.ferry-store-77-9f3a-journal", 77),
+        (".out.ndjson.ferry-store-77-00009f3a", 77),
+        (".out.ndjson.ferry-store-77-00009f3a-journal", 77),
+        (".out.ndjson.ferry-store-77-00009f3a-wal", 77),
         (".backup.tar.gz.ferry-stage-5-Xy12Ab", 5),
         (".ferry-staging-42-AbCdEf", 42),
-        (".ferry-sort-8-0-1f.ndjson", 8),
+        (".ferry-sort-8-0000001f-0.ndjson", 8),
+        (".ferry-sort-8-0000001f-12.ndjson", 8),
         (".ferry-journal-9-QwErTy", 9),
-        (".a.ferry-1-2.ferry-3-x", 3),
+        (".a.ferry-1-2.ferry-3-x12345", 3),
     ] as [(String, Int32)])
     func recognisedNames(name: String, pid: Int32) {
         #expect(FileSystem.temporaryOwner(ofName: name) == pid)
@@ -104,6 +106,9 @@ struct CrashSafetyTests {
         ".out.ndjson.ferry-abc123", // an old name without a process ID
         ".out.ndjson.ferry-1234", // no dash after the ID
         ".out.ndjson", ".ferry", ".ferry-", ".x.ferry--1-a", ".x.ferry-store-", ".x.ferry-99999999999-a",
+        // A user's own hidden names that only look alike: never removed as stale.
+        ".exports.ferry-2023-11", ".my.ferry-99999-notes", ".ferry-staging-99999-abc", ".x.ferry-12-abcdefg",
+        ".x.ferry-bogus-12-abc123", ".x.ferry-12-abc123-old", ".x.ferry-store-12-0000001f-backup", ".x.ferry-sort-12-0000001g-0.ndjson",
     ])
     func otherNames(name: String) {
         #expect(FileSystem.temporaryOwner(ofName: name) == nil)
@@ -115,7 +120,7 @@ struct CrashSafetyTests {
         let dead = deadProcessID
         let live = FileSystem.processID
         let parent = getppid()
-        let stale = [".out.ndjson.ferry-\(dead)-abc123", ".s.sqlite.ferry-store-\(dead)-1f-wal", ".ferry-sort-\(dead)-0-a.ndjson"]
+        let stale = [".out.ndjson.ferry-\(dead)-abc123", ".s.sqlite.ferry-store-\(dead)-0000001f-wal", ".ferry-sort-\(dead)-0000000a-0.ndjson"]
         let kept = [".out.ndjson.ferry-\(live)-abc123", ".out.ndjson.ferry-\(parent)-xyz789", "out.ndjson", ".hidden",
                     ".out.ndjson.ferry-abc123"]
         for name in stale + kept { try makeFile("x", to: dir + "/" + name) }

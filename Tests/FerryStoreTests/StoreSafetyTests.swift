@@ -193,7 +193,7 @@ struct StoreSafetyTests {
         let directory = TestScratch.directory()
         let path = directory + "/s.sqlite"
         // A temporary of a process that no longer exists (PID 2^22 + 1 is beyond Linux's default limit).
-        let stale = directory + "/.s.sqlite.ferry-store-4194305-abc"
+        let stale = directory + "/.s.sqlite.ferry-store-4194305-00000abc"
         let file = try OutputFile(path: stale)
         try file.commit()
         try StoreFixture.importRecords(StoreFixture.records(count: 3, seed: 6), into: path)
