@@ -194,6 +194,9 @@ struct Convert: ParsableCommand {
         if format == .store && path == "-" {
             throw ValidationError("a store is written to a file, not to standard output")
         }
+        if format == .store && Syscall.isSpecialFile(path) {
+            throw ValidationError("a store is written to a file, not to a device or pipe, found \(path)")
+        }
         if gzip && format == .store && changesSince == nil {
             throw ValidationError("--gzip needs an output that can be compressed (NDJSON, XML, an archive), \(found): a store is one SQLite file")
         }

@@ -144,6 +144,7 @@ struct Replay: ParsableCommand {
                 throw ValidationError("--into replays into a store after its own tokens: \(flag) does not apply")
             }
             if into == "-" { throw ValidationError("--into expects a store file, found standard output (-): a store is written in place") }
+            if Syscall.isSpecialFile(into) { throw ValidationError("--into expects a store file, found a device or pipe, \(into)") }
             try files.check()
             return
         }

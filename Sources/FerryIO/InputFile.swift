@@ -60,6 +60,10 @@ public enum FileSystem {
     /// Whether `path` exists.
     public static func exists(_ path: String) -> Bool { Syscall.isRegularFile(path) != nil }
 
+    /// Whether `path` is a regular file (symbolic links followed): not a folder, pipe or device,
+    /// which reading to look at its first bytes would block on or consume.
+    public static func isRegularFile(_ path: String) -> Bool { Syscall.isRegularFile(path) == true }
+
     /// Whether this process may write the file at `path`.
     public static func isWritable(_ path: String) -> Bool { Syscall.isWritable(path) }
 

@@ -46,12 +46,15 @@ public enum StoreFile {
     }
 
     /// Classifies the file at `path`: `-` is ``Kind/standardInput``, a folder ``Kind/folder``, a
-    /// gzip file ``Kind/compressed``; another file that cannot be read is ``Kind/notSQLite``.
+    /// gzip file ``Kind/compressed``; a pipe, a device, or a file that cannot be read is
+    /// ``Kind/notSQLite`` (not opened).
     public static func kind(at path: String) -> Kind {
         guard path != "-" else { return .standardInput }
         if FileSystem.isDirectory(path) { return .folder }
         guard FileSystem.exists(path) else { return .missing }
-        guard let input = try? InputFile(path: path) else { return .notSQLite }
+        // A pipe or device is never a store, and is not read here: a named pipe would block the
+        // open or the read, and the bytes read would be lost to the reader that opens it next.
+        guard FileSystem.isRegularFile(path), let input = try? InputFile(path: path) else { return .notSQLite }
         var prefix: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 100)
         while prefix.count < 100 {

@@ -71,6 +71,9 @@ struct UsageErrorTests {
         Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--limit", "0"], mentions: ["--limit", "--changes-since"], usage: "ferry convert"),
         Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--keys", "text"], mentions: ["--keys", "--changes-since"], usage: "ferry convert"),
         Case(arguments: ["convert", "D/s.sqlite", "D/c.ndjson", "--changes-since", "0", "--sort", "text"], mentions: ["--sort", "--changes-since"], usage: "ferry convert"),
+        // A store is a file: not a device or pipe.
+        Case(arguments: ["convert", "S/chat.ndjson", "/dev/null", "--to", "store"], mentions: ["store", "device or pipe"], usage: "ferry convert"),
+        Case(arguments: ["replay", history, "--into", "/dev/null"], mentions: ["--into", "device or pipe"], usage: "ferry replay"),
         // A mistyped option followed by its value: the value reads as one more path, and the
         // command's own checks (an output that is not an input) ran before the unknown option was
         // reported, which then went unsaid.
