@@ -68,6 +68,8 @@ public final class OutputFile: ByteSink {
         #if os(Linux)
         let unnamed = Syscall.openUnnamed(inDirectory: directory.isEmpty ? "." : directory, mode: 0o666)
         if unnamed >= 0 {
+            // A file replaced keeps its permissions (as `sort -o` does): a private file stays private.
+            if let mode = Syscall.permissions(path) { Syscall.fchmod(unnamed, mode) }
             fd = unnamed
             temporaryPath = nil
             unnamedPrefix = prefix
@@ -79,8 +81,9 @@ public final class OutputFile: ByteSink {
         guard let (fd, temp) = Syscall.makeTemporary(template: FileSystem.temporaryTemplate(prefix: prefix)) else {
             throw FerryIOError(.createTemporary, path: path, errno: Syscall.errno)
         }
-        // mkstemp creates 0600; give the output the permissions a normal file would get.
-        Syscall.fchmod(fd, 0o666 & ~Syscall.currentUmask())
+        // mkstemp creates 0600; give the output the permissions of the file it replaces, or those
+        // a new file would get.
+        Syscall.fchmod(fd, Syscall.permissions(path) ?? 0o666 & ~Syscall.currentUmask())
         self.fd = fd
         temporaryPath = temp
         unnamedPrefix = nil

@@ -78,6 +78,22 @@ struct CrashSafetyTests {
         #expect(FileSystem.entries(in: dir).isEmpty)
     }
 
+    @Test("A replaced file keeps its permissions; a new one gets those of a new file")
+    func replacedFileKeepsPermissions() throws {
+        let dir = temporaryDirectory()
+        try makeFile("old", to: dir + "/private.ndjson")
+        #expect(chmod(dir + "/private.ndjson", 0o600) == 0)
+        for path in [dir + "/private.ndjson", dir + "/new.ndjson"] {
+            let file = try OutputFile(path: path)
+            try file.write(Array("new\n".utf8))
+            try file.commit()
+        }
+        var info = stat()
+        #expect(stat(dir + "/private.ndjson", &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let umask = Syscall_umask()
+        #expect(stat(dir + "/new.ndjson", &info) == 0 && info.st_mode & 0o777 == 0o666 & ~umask)
+    }
+
     @Test("The fallback temporary beside the target carries Ferry's prefix and this process's ID")
     func fallbackTemporaryName() throws {
         let name = FileSystem.temporaryName(prefix: ".out.ndjson.ferry-")
@@ -154,3 +170,10 @@ private func makeFile(_ text: String, to path: String) throws {
 }
 
 private func Syscall_mkdir(_ path: String) -> Int32 { mkdir(path, 0o755) }
+
+/// The process's umask, read by setting it and setting it back.
+private func Syscall_umask() -> mode_t {
+    let mask = umask(0o022)
+    umask(mask)
+    return mask
+}

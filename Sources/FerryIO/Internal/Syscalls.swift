@@ -118,6 +118,13 @@ package enum Syscall {
     }
     #endif
 
+    /// The permission bits of the regular file at `path`, or `nil` when there is none.
+    package static func permissions(_ path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return info.st_mode & 0o777
+    }
+
     package static func fchmod(_ fd: Int32, _ mode: mode_t) {
         _ = Glibc_or_Darwin_fchmod(fd, mode)
     }
