@@ -245,6 +245,9 @@ struct Convert: ParsableCommand {
             while pipeline.wantsMore, let source = try sources.next() {
                 try pipeline.read(source)
             }
+            // The rejects are written out before the output is committed (a rejects file that
+            // cannot be written fails the run with no output), and committed after it.
+            try rejectsFile?.flush()
             statistics = try pipeline.finish()
             firstUnevaluated = pipeline.firstTransformFailure
             out.markFinished()

@@ -258,15 +258,21 @@ struct Replay: ParsableCommand {
                 return
             }
             progress.clear()
+            // The side outputs are written out before the state is committed, so that one that
+            // cannot be written (a full disk) fails the run with no state written; they are
+            // committed after it, so that a state that cannot be written leaves none of them.
+            try logWriter?.flush()
+            try logFile?.flush()
+            if let reportFile {
+                try reportFile.write(replayer.anomalies.json() + "\n")
+                try reportFile.flush()
+            }
             // The state is written while the reference check runs beside it.
             try replayer.finish { state in
                 if let output, let out { try write(state, to: output, path: out) }
             }
             try logWriter?.finish()
-            if let reportFile {
-                try reportFile.write(replayer.anomalies.json() + "\n")
-                try reportFile.commit()
-            }
+            try reportFile?.commit()
             let seconds = clock.seconds
             summarize(replayer, seconds: seconds, phases: [("history", applied), ("checkAndWrite", seconds - applied)])
             // Everything is committed: the state's mappings and blocks are left to the exit.

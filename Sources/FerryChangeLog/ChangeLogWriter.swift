@@ -62,7 +62,8 @@ public final class ChangeLogWriter {
         if output.count >= flushThreshold { try flush() }
     }
 
-    private func flush() throws {
+    /// Hands what is buffered to the sink (whose own buffering may hold it further).
+    public func flush() throws {
         guard output.count > 0 else { return }
         try sink.write(output.bytes)
         output.removeAll()

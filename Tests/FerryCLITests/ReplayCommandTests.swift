@@ -462,6 +462,28 @@ struct ReplayCommandTests {
         #expect(message.contains("page-3.json:1:"), "\(message)")
     }
 
+    #if os(Linux) // /dev/full
+    @Test("A side output that cannot be written (rejects, log, report) fails the run, and the output is not replaced")
+    func failedSideOutput() throws {
+        let dir = setUp()
+        let chat = samplesDirectory() + "/chat.ndjson"
+        try "OLD\n".write(toFile: dir + "/out.ndjson", atomically: true, encoding: .utf8)
+        try (String(contentsOfFile: chat, encoding: .utf8) + "{bad}\n").write(toFile: dir + "/bad.ndjson", atomically: true, encoding: .utf8)
+        let runs: [[String]] = [
+            ["convert", dir + "/bad.ndjson", dir + "/out.ndjson", "--on-error", "skip", "--rejects", "/dev/full"],
+            ["replay", samplesDirectory() + "/chat-history.ndjson", "--out", dir + "/out.ndjson", "--log", "/dev/full"],
+            ["replay", samplesDirectory() + "/chat-history.ndjson", "--out", dir + "/out.ndjson", "--report", "/dev/full"],
+        ]
+        for arguments in runs {
+            let (code, _, error) = try runBinary(arguments + ["--quiet"])
+            #expect(code == 1, "\(arguments): \(error)")
+            #expect(error.contains("/dev/full"), "\(error)")
+            #expect(try String(contentsOfFile: dir + "/out.ndjson", encoding: .utf8) == "OLD\n", "\(arguments)")
+            #expect(!FileSystem.exists(dir + "/out.ndjson.tokens.json"), "\(arguments)")
+        }
+    }
+    #endif
+
     @Test("--help shows examples")
     func help() throws {
         let (code, out, _) = try runBinary(["replay", "--help"])
