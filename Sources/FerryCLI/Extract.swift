@@ -16,7 +16,12 @@ struct Extract: ParsableCommand {
         its counts per record type, the schema, the total record count) while each member is \
         written to a hidden staging folder inside DIRECTORY; the members are moved into place only \
         once all of it checked out. On any problem, extraction stops with exit 1 and no member \
-        appears.
+        appears (nor DIRECTORY, when the extraction made it).
+
+        An archive without a manifest (a plain tar czf of a folder) is extracted as tar would, \
+        with the same safety checks and its gzip and tar layers checked; nothing vouches for its \
+        files, so a record file is written whatever it holds (check its records with ferry verify \
+        --allow-missing-manifest), and the summary says so.
 
         Examples:
           ferry extract backup.tar.gz restore/
@@ -42,6 +47,7 @@ struct Extract: ParsableCommand {
     func validate() throws {
 
         guard Ferry.validatesOptions else { return }
+        if directory == "-" { throw ValidationError("DIRECTORY is a folder to write the members into, not standard output (-)") }
         try checkInputsExist([archive])
         _ = try limits.configuration()
     }

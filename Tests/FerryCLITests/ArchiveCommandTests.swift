@@ -27,6 +27,23 @@ struct ArchiveCommandTests {
         return result
     }
 
+    @Test("A failed extraction into a folder it created leaves no folder")
+    func failedExtractionRemovesItsFolder() throws {
+        let directory = scratchDirectory()
+        let archive = directory + "/a.tar.gz"
+        #expect(Ferry.execute(["convert", samplesDirectory() + "/chat.ndjson", archive, "--quiet"]) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+        try bytes.prefix(bytes.count - 40).write(to: URL(fileURLWithPath: directory + "/cut.tar.gz"))
+        let (code, _, error) = try runBinary(["extract", directory + "/cut.tar.gz", directory + "/new"])
+        #expect(code == 1, "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/new"))
+        // A folder that was there stays.
+        try FileManager.default.createDirectory(atPath: directory + "/old", withIntermediateDirectories: false)
+        let (again, _, _) = try runBinary(["extract", directory + "/cut.tar.gz", directory + "/old"])
+        #expect(again == 1)
+        #expect(FileSystem.isDirectory(directory + "/old") && FileSystem.entries(in: directory + "/old").isEmpty)
+    }
+
     @Test("An output named .tar.gz is an archive that convert reads back into the same records")
     func roundTrip() throws {
         let dir = scratchDirectory()

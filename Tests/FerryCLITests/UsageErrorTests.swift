@@ -74,6 +74,8 @@ struct UsageErrorTests {
         // A store is a file: not a device or pipe.
         Case(arguments: ["convert", "S/chat.ndjson", "/dev/null", "--to", "store"], mentions: ["store", "device or pipe"], usage: "ferry convert"),
         Case(arguments: ["replay", history, "--into", "/dev/null"], mentions: ["--into", "device or pipe"], usage: "ferry replay"),
+        // extract writes a folder: not standard output.
+        Case(arguments: ["extract", "D/a.tar.gz", "-"], mentions: ["DIRECTORY", "folder"], usage: "ferry extract"),
         // A mistyped option followed by its value: the value reads as one more path, and the
         // command's own checks (an output that is not an input) ran before the unknown option was
         // reported, which then went unsaid.
@@ -86,6 +88,7 @@ struct UsageErrorTests {
     func refused(_ c: Case) throws {
         let directory = scratchDirectory()
         #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/s.sqlite", "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/a.tar.gz", "--quiet"]) == 0)
         let store = try Data(contentsOf: URL(fileURLWithPath: directory + "/s.sqlite"))
         let before = Set(FileSystem.entries(in: directory))
         let arguments = c.arguments.map { argument in

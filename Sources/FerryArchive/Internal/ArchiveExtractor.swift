@@ -26,9 +26,16 @@ final class ArchiveExtractor {
     /// The members staged so far, in archive order.
     private var staged: [(path: String, entry: TarEntry, inMemory: Bool)] = []
 
+    /// Whether the target directory was made for this extraction (removed again, if still
+    /// empty, when the extraction fails).
+    private let madeRoot: Bool
+    /// Whether the staged members were moved into place.
+    private var committed = false
+
     init(root: String, archive: String) throws {
         self.root = root
         self.archive = archive
+        madeRoot = Syscall.kind(root) == .missing
         let error = Syscall.makeDirectory(root)
         guard error == 0, FileSystem.isDirectory(root) else {
             throw ArchiveError(.ioFailure, "cannot create the target directory `\(root)`", archive: archive,
@@ -151,6 +158,7 @@ final class ArchiveExtractor {
             throw error
         }
         defer { staged = [] }
+        committed = true
         return staged.count
     }
 
@@ -222,5 +230,7 @@ final class ArchiveExtractor {
     func removeStaging() {
         if let staging { FileSystem.removeTemporaryFolder(staging) }
         staging = nil
+        // A failed extraction leaves no folder it made (rmdir: only an empty one goes).
+        if madeRoot && !committed { _ = Syscall.removeDirectory(root) }
     }
 }
