@@ -43,7 +43,7 @@ struct Diff: ParsableCommand {
     @Flag(help: "Print the differences as JSON on stdout.")
     var json = false
 
-    @Flag(help: "Print nothing; only the exit code tells.")
+    @Flag(help: "Print nothing, not even with --json; only the exit code tells.")
     var quiet = false
 
     @Option(name: .customLong("max-line-bytes"), parsing: .unconditional, help: "Longest input line accepted (also the largest pretty-printed document read from stdin or gzip).")
@@ -73,9 +73,11 @@ struct Diff: ParsableCommand {
             }
             throw failure
         }
-        if json {
+        if quiet {
+            // Nothing, not even with --json: only the exit code tells.
+        } else if json {
             print(Self.json(diff))
-        } else if !quiet {
+        } else {
             print(Self.text(diff), terminator: "")
         }
         if !diff.isIdentical { throw CommandFailure(message: "", exitCode: 1) }

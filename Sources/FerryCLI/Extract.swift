@@ -38,7 +38,7 @@ struct Extract: ParsableCommand {
 
     @OptionGroup var limits: ArchiveLimitOptions
 
-    @Flag(help: "Print nothing on success.")
+    @Flag(help: "Print nothing on success, not even with --json.")
     var quiet = false
 
     @Flag(help: "Print a JSON summary on stdout: archive, directory, members, manifest, records.")
@@ -56,7 +56,9 @@ struct Extract: ParsableCommand {
         do {
             let reader = try ArchiveReader(source: try openInputFile(archive, declared: .archive), configuration: try limits.configuration())
             let written = try reader.extract(to: directory)
-            if json {
+            if quiet {
+                // Nothing on success, not even with --json.
+            } else if json {
                 var object: JSONObject = ["archive": .string(archive), "directory": .string(directory),
                                           "members": .number(JSONNumber(Int64(written))),
                                           "manifest": .bool(reader.manifestPlacement != .notRead)]
@@ -64,7 +66,7 @@ struct Extract: ParsableCommand {
                 }
                 object.append(key: "records", value: .number(JSONNumber(Int64(reader.recordCount))))
                 print(render(.object(object)))
-            } else if !quiet {
+            } else {
                 let checked = reader.manifestPlacement == .notRead
                     ? "no manifest: nothing vouches for them beyond an intact archive"
                     : "\(Plural.count(reader.recordCount, "record")), every member checked against the manifest"

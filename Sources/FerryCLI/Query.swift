@@ -71,7 +71,7 @@ struct Query: ParsableCommand {
     @Flag(help: "Print one CloudKit records/query response on stdout instead of NDJSON.")
     var response = false
 
-    @Flag(help: "Nothing on stderr but errors (the cursor is still printed with --response).")
+    @Flag(help: "Nothing on stderr but errors, not even with --json (the cursor is still printed with --response).")
     var quiet = false
 
     @Flag(help: "The summary as one JSON object on stderr (stdout holds the records): records, cursor, unevaluated.")
@@ -136,6 +136,7 @@ struct Query: ParsableCommand {
             }
             try output.commit()
             if json {
+                guard !quiet else { return }
                 let object: JSONObject = ["records": .number(JSONNumber(Int64(count))), "cursor": next.map(JSONValue.string) ?? .null,
                                           "unevaluated": .number(JSONNumber(Int64(failures)))]
                 return StandardError.write(render(.object(object)) + "\n")

@@ -39,7 +39,7 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print one JSON result per archive on stdout.")
     var json = false
 
-    @Flag(help: "Print nothing on success.")
+    @Flag(help: "Print nothing on success, not even with --json.")
     var quiet = false
 
     @Flag(help: "Exit 0 for an archive without manifest.json whose records all decode (its sizes, checksums and counts cannot be checked).")
@@ -81,9 +81,11 @@ struct Verify: ParsableCommand {
                 // A store read as a stream (standard input, gzip) is not an archive with a bad header.
                 if case .store = StoreFile.kind(ofPrefix: try input.peek(100)) { throw storeOnStream(path) }
                 let report = try verifier.verify(input)
-                if json {
+                if quiet {
+                    // Nothing on success, not even with --json.
+                } else if json {
                     print(Self.json(path: path, ok: true, members: report.memberCount, records: report.recordCount, error: nil))
-                } else if !quiet {
+                } else {
                     print("\(path): ok — \(report.summary)")
                 }
             } catch {
@@ -102,7 +104,7 @@ struct Verify: ParsableCommand {
     private func verifyStore(_ path: String) -> CommandFailure? {
         do {
             let result = try RecordStore(path: path).verify(deep: deep)
-            if json {
+            if json && !(quiet && result.isIntact) {
                 var object: JSONObject = ["store": .string(path), "ok": .bool(result.isIntact),
                                           "records": .number(JSONNumber(Int64(result.recordCount))),
                                           "zones": .number(JSONNumber(Int64(result.zoneCount))),

@@ -181,6 +181,20 @@ struct UsageErrorTests {
         }
     }
 
+    @Test("--quiet means nothing printed on success, even with --json, where its help says so", arguments: [
+        ["diff", "S/chat.ndjson", "S/chat.ndjson"], ["verify", "D/a.tar.gz"], ["verify", "D/s.sqlite"], ["extract", "D/a.tar.gz", "D/x"],
+        ["query", "D/s.sqlite", "--type", "Nope"], ["predicate", "check", "a == 1"],
+    ])
+    func quietWinsOverJSON(_ arguments: [String]) throws {
+        let directory = scratchDirectory()
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/s.sqlite", "--quiet"]) == 0)
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", directory + "/a.tar.gz", "--quiet"]) == 0)
+        let resolved = arguments.map { $0.hasPrefix("D/") ? directory + "/" + $0.dropFirst(2) : $0.hasPrefix("S/") ? samples + "/" + $0.dropFirst(2) : $0 }
+        let (code, out, error) = try runBinary(resolved + ["--quiet", "--json"])
+        #expect(code == 0, "\(error)")
+        #expect(out.isEmpty && error.isEmpty, "\(arguments): \(out)\(error)")
+    }
+
     @Test("inspect --on-error skip says what it skipped, as convert does; --quiet silences it")
     func inspectSkipped() throws {
         let directory = scratchDirectory()
