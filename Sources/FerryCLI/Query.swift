@@ -87,6 +87,11 @@ struct Query: ParsableCommand {
         if let database, !["public", "private", "shared"].contains(database) {
             throw ValidationError("--database expects public, private or shared, found '\(database)'")
         }
+        if explain {
+            for (flag, used) in [("--response", response), ("--json", json)] where used {
+                throw ValidationError("\(flag) does not apply with --explain, which prints the query's plan instead of running it")
+            }
+        }
         if predicateInput.args != nil && wherePredicate == nil {
             throw ValidationError("--args needs --where: it gives the values of the predicate's %@ and %K")
         }
