@@ -105,6 +105,9 @@ package struct NDJSONLineDecoder: Sendable {
             try rejects.write(JSONCompaction.compacted(raw))
         } else {
             try rejects.write(raw)
+            // The rest of an input rejected whole (a document that does not parse) ends with the
+            // input's own line end: its bytes go as they were, no line end added.
+            if raw.last == 0x0A { return }
         }
         try rejects.write([0x0A])
     }

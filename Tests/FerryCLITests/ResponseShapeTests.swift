@@ -180,6 +180,24 @@ struct ResponseShapeTests {
         }
     }
 
+    @Test("A response that does not parse is copied to the rejects file byte for byte, from its start to the end of the input")
+    func brokenDocumentRejectedExactly() throws {
+        let directory = scratchDirectory()
+        let text = try String(contentsOfFile: samplesDirectory() + "/query-response.json", encoding: .utf8)
+        let broken = text.replacingOccurrences(of: "\"recordType\"", with: "\"recordType\",,")
+        #expect(broken != text)
+        for ending in ["\n", "", "\n\n"] {
+            let input = directory + "/broken.json"
+            let bytes = broken.trimmingCharacters(in: .newlines) + ending
+            try write(bytes, to: input)
+            let rejects = directory + "/rejects.json"
+            let (code, _, error) = try runBinary(["convert", input, directory + "/out.ndjson", "--on-error", "skip", "--rejects", rejects])
+            #expect(code == 0, "\(error)")
+            let kept = try String(contentsOfFile: rejects, encoding: .utf8)
+            #expect(kept == (ending.isEmpty ? bytes + "\n" : bytes), "ending \(ending.debugDescription)")
+        }
+    }
+
     @Test("Zone listings inside an archive without a manifest are said and described, as in a folder")
     func zoneListingsInArchive() throws {
         let directory = scratchDirectory()
