@@ -204,6 +204,7 @@ package struct NDJSONLineDecoder: Sendable {
                 try emit(.dropped)
                 return
             case .rejected(let error):
+                if try decodeCutLine(line, emit) { return }
                 try emit(.reject(Self.located(Self.endingInside(error, line), in: line), raw: raw))
                 return
             case .matched:
@@ -216,10 +217,22 @@ package struct NDJSONLineDecoder: Sendable {
         do {
             document = try RecordJSON.decodeDocument(line, configuration: configuration)
         } catch {
+            if first == UInt8(ascii: "{"), try decodeCutLine(line, emit) { return }
             try emit(.reject(Self.located(Self.endingInside(error, line), in: line), raw: raw))
             return
         }
         try take(document, line: line, raw: raw, emit, matched: matched)
+    }
+
+    /// A response on one line with a bad entry, read entry by entry as a pretty-printed one is
+    /// (``decodeCut(_:_:)``), its rejects located in the line; `false` when it does not cut.
+    private func decodeCutLine(_ line: UnsafeRawBufferPointer, _ emit: (consuming NDJSONLineItem) throws -> Void) throws -> Bool {
+        try decodeCut(line) { item in
+            switch consume item {
+            case .reject(let error, let raw): try emit(.reject(Self.located(error, in: line), raw: raw))
+            case let other: try emit(other)
+            }
+        }
     }
 
     /// Decodes every JSON document of `text` — whitespace-separated values: pretty-printed

@@ -242,16 +242,22 @@ struct ResponseShapeTests {
         {"records" : [{"recordName" : "f", "recordType" : "T"}]}
 
         """, to: input)
+        // The same on one line each (NDJSON): the same records, rejects and record index.
+        try write(#"{"records":[{"recordName":"a","recordType":"T"},{"recordName":"b","recordType":"T"},"#
+                  + #"{"recordName":"c","recordType":"T"},{"recordName" : "d", "recordType" : "T\q"},{"recordName":"e","recordType":"T"}]}"#
+                  + "\n" + #"{"records" : [{"recordName" : "f", "recordType" : "T"}]}"# + "\n", to: directory + "/page.ndjson")
+        for (input, place) in [(input, "page.json:6:43: record 4:"), (directory + "/page.ndjson", "page.ndjson:1:159: record 4:")] {
         for extra in [[], ["--where", "recordName != 'zz'"], ["--type", "T"]] {
             let (failed, _, message) = try runBinary(["convert", input, directory + "/x.ndjson"] + extra)
             #expect(failed == 1)
-            #expect(message.contains("page.json:6:43: record 4: expected an escape"), "\(extra): \(message)")
+            #expect(message.contains(place + " expected an escape"), "\(extra): \(message)")
             let out = directory + "/out.ndjson", rejects = directory + "/rejects.ndjson"
             let (code, _, error) = try runBinary(["convert", input, out, "--on-error", "skip", "--rejects", rejects] + extra)
             #expect(code == 0, "\(error)")
             #expect(try records(at: out).map(\.recordName) == ["a", "b", "c", "e", "f"], "\(extra)")
             #expect(try String(contentsOfFile: rejects, encoding: .utf8) == #"{"recordName" : "d", "recordType" : "T\q"}"# + "\n", "\(extra)")
             #expect(error.contains("record 4:") && error.contains("1 rejected"), "\(extra): \(error)")
+        }
         }
     }
 
