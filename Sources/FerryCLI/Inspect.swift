@@ -233,6 +233,8 @@ struct DatasetSummary {
     /// Record types per zone; zones by name and owner, names by their bytes (as replay and the
     /// store tell them apart).
     var zoneTypes: [ZoneKey: [ExactName: Int]] = [:]
+    /// Records without a `recordType`, per zone (every such zone is in ``zoneTypes`` too).
+    var zoneUntyped: [ZoneKey: Int] = [:]
     var fields: [ExactName: FieldStats] = [:]
     var created: ClosedRange<Int64>?
     var modified: ClosedRange<Int64>?
@@ -242,7 +244,14 @@ struct DatasetSummary {
     mutating func add(_ record: Record) {
         records += 1
         if record.isDeleted { tombstones += 1 }
-        zoneTypes[ZoneKey(record.zoneID ?? .default), default: [:]][ExactName(record.recordType ?? "(none)"), default: 0] += 1
+        let zone = ZoneKey(record.zoneID ?? .default)
+        if let type = record.recordType {
+            zoneTypes[zone, default: [:]][ExactName(type), default: 0] += 1
+        } else {
+            // Kept apart from the types: a type may be named anything, "(none)" included.
+            zoneUntyped[zone, default: 0] += 1
+            if zoneTypes[zone] == nil { zoneTypes[zone] = [:] }
+        }
         for entry in record.fields?.entries ?? [] {
             // One lookup per field, its statistics changed in place.
             fields[ExactName(entry.name), default: FieldStats()].add(entry.field.effectiveType.rawValue)
@@ -266,6 +275,9 @@ struct DatasetSummary {
         for zone in zoneTypes.keys.sorted() {
             for (type, count) in zoneTypes[zone]!.sorted(by: { $0.key < $1.key }) {
                 rows.append([zone.zoneName.string, zone.ownerRecordName?.string ?? "-", type.string, String(count)])
+            }
+            if let untyped = zoneUntyped[zone] {
+                rows.append([zone.zoneName.string, zone.ownerRecordName?.string ?? "-", "(no type)", String(untyped)])
             }
         }
         lines.append(contentsOf: table(rows))
@@ -310,8 +322,10 @@ struct DatasetSummary {
             for (type, count) in zoneTypes[zone]!.sorted(by: { $0.key < $1.key }) {
                 types.append(key: type.string, value: .number(JSONNumber(Int64(count))))
             }
-            return .object(["zoneName": .string(zone.zoneName.string), "ownerRecordName": zone.ownerRecordName.map { .string($0.string) } ?? .null,
-                            "types": .object(types)])
+            var object: JSONObject = ["zoneName": .string(zone.zoneName.string),
+                                      "ownerRecordName": zone.ownerRecordName.map { .string($0.string) } ?? .null, "types": .object(types)]
+            if let untyped = zoneUntyped[zone] { object.append(key: "untyped", value: .number(JSONNumber(Int64(untyped)))) }
+            return .object(object)
         }))
         object.append(key: "fields", value: .array(fields.keys.sorted().map { name in
             let stats = fields[name]!

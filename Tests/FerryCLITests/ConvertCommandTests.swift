@@ -59,6 +59,20 @@ func runBinary(_ arguments: [String], stdin: String = "", stdinFile: String? = n
 struct ConvertCommandTests {
     let samples = samplesDirectory()
 
+    @Test("inspect keeps records without a type apart from a type named (none)")
+    func inspectUntyped() throws {
+        let dir = scratchDirectory()
+        try write(#"{"recordName":"a"}"# + "\n" + #"{"recordName":"b","recordType":"(none)"}"# + "\n" + #"{"recordName":"c"}"# + "\n",
+                  to: dir + "/in.ndjson")
+        let (code, out, error) = try runBinary(["inspect", dir + "/in.ndjson", "--json"])
+        #expect(code == 0, "\(error)")
+        let zone = try #require(try JSONValue(parsing: out)["zones"]?.arrayValue?.first)
+        #expect(zone["types"]?["(none)"] == .number(JSONNumber(Int64(1))))
+        #expect(zone["untyped"] == .number(JSONNumber(Int64(2))))
+        let (_, text, _) = try runBinary(["inspect", dir + "/in.ndjson"])
+        #expect(text.contains("(no type)") && text.contains("(none)"), "\(text)")
+    }
+
     @Test("Converting a sample writes every record")
     func convertsSample() throws {
         let out = scratchDirectory() + "/out.ndjson"
