@@ -264,17 +264,7 @@ package struct NDJSONLineDecoder: Sendable {
                     // A record that does not decode (a bad escape, a wrong value) in a response
                     // whose structure holds: its records are read one by one, so that the bad one
                     // is rejected alone, as in a large response or under a prefilter.
-                    if cutsOnFailure, try decodeCut(rest, { item in
-                        switch consume item {
-                        case .reject(var error, let raw):
-                            error.byteOffset += offset
-                            try emit(.reject(error, raw: raw))
-                        case .zoneListing(let response, let start):
-                            try emit(.zoneListing(response, offset: offset + start))
-                        case let other:
-                            try emit(other)
-                        }
-                    }) {
+                    if cutsOnFailure, try decodeCut(rest, { item in try emit(Self.shifted(item, by: offset)) }) {
                         return
                     }
                     try emit(.reject(error, raw: rest))
@@ -294,19 +284,23 @@ package struct NDJSONLineDecoder: Sendable {
             }
             let slice = UnsafeRawBufferPointer(rebasing: text[offset..<valueEnd])
             let base = offset
-            try decode(slice, raw: slice) { item in
-                switch consume item {
-                case .reject(var error, let raw):
-                    // Offsets in the array, made offsets in the text.
-                    error.byteOffset += base
-                    try emit(.reject(error, raw: raw))
-                case .zoneListing(let response, let start):
-                    try emit(.zoneListing(response, offset: base + start))
-                case let other:
-                    try emit(other)
-                }
-            }
+            // Offsets in the array, made offsets in the text.
+            try decode(slice, raw: slice) { item in try emit(Self.shifted(item, by: base)) }
             offset = valueEnd
+        }
+    }
+
+    /// `item` with its byte offset (a reject's, a zone listing's) moved by `base`: an offset in a
+    /// part of a text made an offset in the text.
+    private static func shifted(_ item: consuming NDJSONLineItem, by base: Int) -> NDJSONLineItem {
+        switch consume item {
+        case .reject(var error, let raw):
+            error.byteOffset += base
+            return .reject(error, raw: raw)
+        case .zoneListing(let response, let start):
+            return .zoneListing(response, offset: base + start)
+        case let other:
+            return other
         }
     }
 
@@ -326,15 +320,7 @@ package struct NDJSONLineDecoder: Sendable {
             case .documents(let range):
                 let base = range.lowerBound
                 try decodeDocuments(UnsafeRawBufferPointer(rebasing: text[range]), cutsOnFailure: false) { item in
-                    switch consume item {
-                    case .reject(var error, let raw):
-                        error.byteOffset += base
-                        try emit(.reject(error, raw: raw))
-                    case .zoneListing(let response, let start):
-                        try emit(.zoneListing(response, offset: base + start))
-                    case let other:
-                        try emit(other)
-                    }
+                    try emit(Self.shifted(item, by: base))
                 }
             }
         }

@@ -297,24 +297,10 @@ struct ReadOnlyStoreTests {
         try FileManager.default.copyItem(atPath: try ferryBinary(), toPath: directory + "/ferry")
         #expect(chmod(store, 0o444) == 0 && chmod(directory + "/store", 0o555) == 0)
         // As root, whom permissions do not stop, the reader runs as nobody.
-        let process = Process()
-        let command = [directory + "/ferry", "query", store, "--type", "Message", "--quiet"]
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
-        } else {
-            process.executableURL = URL(fileURLWithPath: command[0])
-            process.arguments = Array(command.dropFirst())
-        }
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: err, as: UTF8.self))")
-        #expect(String(decoding: out, as: UTF8.self).split(separator: "\n").count == 3)
+        let command = [directory + "/ferry", "query", store, "--type", "Message", "--quiet"].map { "'" + $0 + "'" }.joined(separator: " ")
+        let (status, out, err) = try runShell((getuid() == 0 ? "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " : "") + command)
+        #expect(status == 0, "\(err)")
+        #expect(out.split(separator: "\n").count == 3)
         #expect(FileSystem.entries(in: directory + "/store") == ["s.sqlite"])
     }
 }
