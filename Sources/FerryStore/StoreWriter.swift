@@ -343,6 +343,15 @@ public final class StoreWriter: RecordWriter {
                 // Restoring looks records up and updates them: not an append-only load.
                 try mutator.connection.execute("PRAGMA cache_size = -\(cacheMiB * 1024)")
                 mutator.defersCreatedJournal = false
+                // The journal puts each record where it last changed; the records read before it
+                // (the archive's records members) are in stored order, which is kept (finish()).
+                try mutator.connection.execute("""
+                    CREATE TEMP TABLE restore_order AS
+                        SELECT z.database_id AS database_id, z.zone_name AS zone_name, z.owner_record_name AS owner,
+                               r.record_name AS record_name, r.id AS id
+                        FROM records r JOIN zones z ON z.id = r.zone_id;
+                    CREATE UNIQUE INDEX temp.restore_order_key ON restore_order (database_id, zone_name, owner, record_name)
+                    """)
                 try mutator.connection.execute("DELETE FROM records; DELETE FROM journal; DELETE FROM checkpoints; DELETE FROM zones")
                 if makesIndexes { for sql in StoreSchema.recordIndexes { try mutator.connection.execute(sql) } }
                 mutator.forgetCaches()
@@ -365,6 +374,21 @@ public final class StoreWriter: RecordWriter {
         }
     }
 
+    /// After a journal was restored: gives the records the row ids (the stored order) they had
+    /// when read from the archive's records members, before the journal was replayed; a record
+    /// only the journal held goes after them, in the journal's order.
+    private static func restoreStoredOrder(_ connection: SQLiteConnection) throws {
+        try connection.execute("""
+            UPDATE records SET id = -id;
+            UPDATE records SET id = coalesce(
+                (SELECT o.id FROM restore_order o JOIN zones z
+                    ON z.database_id = o.database_id AND z.zone_name = o.zone_name AND z.owner_record_name = o.owner
+                 WHERE z.id = records.zone_id AND o.record_name = records.record_name),
+                (SELECT coalesce(max(id), 0) FROM restore_order) - id);
+            DROP TABLE restore_order;
+            """)
+    }
+
     private func flushBatch() throws {
         guard !batch.isEmpty, let pipeline else { return }
         let rest = batch
@@ -378,9 +402,11 @@ public final class StoreWriter: RecordWriter {
         guard !isDone, let pipeline, let store else { return }
         do {
             try flushBatch()
+            let restored = hasRestoredJournal
             statistics = try pipeline.sync { mutator in
                 try mutator.writeDeferredJournal()
                 try mutator.flush()
+                if restored { try Self.restoreStoredOrder(mutator.connection) }
                 return Statistics(created: mutator.created, modified: mutator.modified, unchanged: mutator.unchanged)
             }
             if buildsIndexesLast { try buildIndexes(store) }
