@@ -52,13 +52,6 @@ struct CloudKitSchemaOptions: ParsableArguments {
     @Option(name: .customLong("record-type"), help: "The record type queried (for --schema checks).")
     var recordType: String?
 
-    func validate() throws {
-        guard Ferry.validatesOptions else { return }
-        if recordType != nil && schema == nil {
-            throw ValidationError("--record-type needs --schema: it names the schema's record type the predicate is checked against")
-        }
-    }
-
     /// The parsed schema, or `nil` without `--schema`.
     func load() throws -> CloudKitSchema? {
         guard let schema else { return nil }

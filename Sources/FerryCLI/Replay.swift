@@ -258,18 +258,24 @@ struct Replay: ParsableCommand {
                 return
             }
             progress.clear()
-            // The side outputs are written out before the state is committed, so that one that
-            // cannot be written (a full disk) fails the run with no state written; they are
-            // committed after it, so that a state that cannot be written leaves none of them.
-            try logWriter?.flush()
-            try logFile?.flush()
-            if let reportFile {
-                try reportFile.write(replayer.anomalies.json() + "\n")
-                try reportFile.flush()
-            }
-            // The state is written while the reference check runs beside it.
-            try replayer.finish { state in
-                if let output, let out { try write(state, to: output, path: out) }
+            if logWriter == nil && reportFile == nil {
+                // The state is written while the reference check runs beside it.
+                try replayer.finish { state in
+                    if let output, let out { try write(state, to: output, path: out) }
+                }
+            } else {
+                // The side outputs are written out before the state is committed, so that one
+                // that cannot be written (a full disk) fails the run with no state written, and
+                // committed after it, so that a state that cannot be written leaves none of them.
+                // So the replay ends first: its last batch logged, its references checked.
+                try replayer.finish()
+                try logWriter?.flush()
+                try logFile?.flush()
+                if let reportFile {
+                    try reportFile.write(replayer.anomalies.json() + "\n")
+                    try reportFile.flush()
+                }
+                if let output, let out { try write(replayer.state, to: output, path: out) }
             }
             try logWriter?.finish()
             try reportFile?.commit()

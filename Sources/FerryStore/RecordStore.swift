@@ -327,7 +327,7 @@ public final class RecordStore {
                """),
            (try? row.bind(rowID, at: 1)) != nil, (try? row.step()) == true, let name = row.text(at: 0) {
             located.recordName = name
-            place = "record \"\(name)\" in zone \"\(row.text(at: 1) ?? "")\" (row \(rowID) of records)"
+            place = "record \(JSONOutput.literal(name)) in zone \(JSONOutput.literal(row.text(at: 1) ?? "")) (row \(rowID) of records)"
         }
         located.message = place + ": " + error.message
         return located

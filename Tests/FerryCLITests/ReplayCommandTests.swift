@@ -462,6 +462,19 @@ struct ReplayCommandTests {
         #expect(message.contains("page-3.json:1:"), "\(message)")
     }
 
+    @Test("--report lists every anomaly the summary counts, the final reference check's included, with --out and --log")
+    func reportHoldsReferenceAnomalies() throws {
+        let dir = setUp()
+        let history = #"{"event":"recordSaved","record":{"recordName":"a","recordType":"T","zoneID":{"zoneName":"Z"},"fields":{"r":{"value":{"recordName":"missing","action":"NONE"},"type":"REFERENCE"}}}}"#
+            + "\n" + #"{"event":"checkpoint","zoneID":{"zoneName":"Z"},"syncToken":"t1"}"# + "\n"
+        write(Array(history.utf8), to: dir + "/h.ndjson")
+        for extra in [[], ["--log", dir + "/log.ndjson"]] {
+            #expect(Ferry.execute(["replay", dir + "/h.ndjson", "--out", dir + "/s.ndjson", "--report", dir + "/r.json", "--quiet"] + extra) == 0)
+            let report = try JSONValue(parsing: String(contentsOfFile: dir + "/r.json", encoding: .utf8))
+            #expect(report["counts"]?["danglingReference"] == .number(JSONNumber(Int64(1))), "\(extra)")
+        }
+    }
+
     #if os(Linux) // /dev/full
     @Test("A side output that cannot be written (rejects, log, report) fails the run, and the output is not replaced")
     func failedSideOutput() throws {

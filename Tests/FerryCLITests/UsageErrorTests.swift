@@ -79,10 +79,6 @@ struct UsageErrorTests {
         // Options that do nothing with the others given.
         Case(arguments: ["query", "D/s.sqlite", "--explain", "--response"], mentions: ["--response", "--explain"], usage: "ferry query"),
         Case(arguments: ["query", "D/s.sqlite", "--explain", "--json"], mentions: ["--json", "--explain"], usage: "ferry query"),
-        Case(arguments: ["predicate", "check", "a == 1", "--record-type", "Message"], mentions: ["--record-type", "--schema"],
-             usage: "ferry predicate check"),
-        Case(arguments: ["predicate", "split", "a IN {1, 2}", "--cloudkit", "--record-type", "Message"], mentions: ["--record-type", "--schema"],
-             usage: "ferry predicate split"),
         // A mistyped option followed by its value: the value reads as one more path, and the
         // command's own checks (an output that is not an input) ran before the unknown option was
         // reported, which then went unsaid.

@@ -35,8 +35,9 @@ final class ArchiveExtractor {
     init(root: String, archive: String) throws {
         self.root = root
         self.archive = archive
-        madeRoot = Syscall.kind(root) == .missing
-        let error = Syscall.makeDirectory(root)
+        var made = false
+        let error = Syscall.makeDirectory(root, made: &made)
+        madeRoot = made
         guard error == 0, FileSystem.isDirectory(root) else {
             throw ArchiveError(.ioFailure, "cannot create the target directory `\(root)`", archive: archive,
                                underlying: FerryIOError(.open, path: root, errno: error == 0 ? nil : error))

@@ -55,7 +55,19 @@ final class EventBuffer {
 
     /// Removes the events at `indices` (ascending).
     func remove(at indices: [Int]) {
-        for index in indices.reversed() { events.remove(at: index) }
+        guard !indices.isEmpty else { return }
+        var next = indices.makeIterator()
+        var skip = next.next()
+        var kept = 0
+        for index in events.indices {
+            if index == skip {
+                skip = next.next()
+                continue
+            }
+            events.swapAt(kept, index)
+            kept += 1
+        }
+        events.removeSubrange(kept...)
     }
 
     /// Empties the buffer.

@@ -250,7 +250,16 @@ package enum Syscall {
     /// Creates a directory (`mkdir`, 0755 before umask); 0 or the `errno`. An existing directory
     /// is success.
     package static func makeDirectory(_ path: String) -> Int32 {
-        if mkdir(path, 0o755) == 0 { return 0 }
+        makeDirectory(path, made: nil)
+    }
+
+    /// ``makeDirectory(_:)``, telling through `made` whether this call made it.
+    package static func makeDirectory(_ path: String, made: UnsafeMutablePointer<Bool>?) -> Int32 {
+        made?.pointee = false
+        if mkdir(path, 0o755) == 0 {
+            made?.pointee = true
+            return 0
+        }
         let error = errno
         if error == EEXIST && kind(path) == .directory { return 0 }
         return error

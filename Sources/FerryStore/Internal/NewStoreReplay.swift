@@ -80,9 +80,9 @@ final class NewStoreReplay {
     /// change by change, into an existing store, takes them as one).
     private func assign(_ id: Int64, to index: Int, _ zoneID: ZoneID) throws {
         if let other = zoneOwners[id], other.index != index {
-            throw StoreError(.invalidArgument, "the history names the zone \"\(other.zoneID.zoneName)\" (owner "
-                             + "\(other.zoneID.ownerRecordName.map { "\"\($0)\"" } ?? "none")) and \"\(zoneID.zoneName)\" (owner "
-                             + "\(zoneID.ownerRecordName.map { "\"\($0)\"" } ?? "none")), one zone in a store; replay it into an existing "
+            throw StoreError(.invalidArgument, "the history names the zone \(JSONOutput.literal(other.zoneID.zoneName)) (owner "
+                             + "\(other.zoneID.ownerRecordName.map(JSONOutput.literal) ?? "none")) and \(JSONOutput.literal(zoneID.zoneName)) (owner "
+                             + "\(zoneID.ownerRecordName.map(JSONOutput.literal) ?? "none")), one zone in a store; replay it into an existing "
                              + "store (make one with `ferry convert /dev/null STORE`), which applies each change to that zone", path: path)
         }
         zoneOwners[id] = (index, zoneID)

@@ -206,7 +206,7 @@ final class QueryExecution {
     private func step() throws -> Bool {
         do {
             return try statement.step()
-        } catch let error as StoreError {
+        } catch let error as StoreError where error.sqliteCode == 1 && (error.sqliteMessage ?? "").contains("malformed JSON") {
             throw store.firstDamagedBody() ?? error
         }
     }
