@@ -195,8 +195,27 @@ public final class NDJSONParallelConverter {
                     sourceIndex += 1
                     statistics.inputs += 1
                 }
-                guard let current = framer, let piece = try current.next() else {
-                    finishedBytes += framer?.bytesRead ?? 0
+                guard let current = framer else { continue }
+                let next: JSONFramer.Piece?
+                do {
+                    next = try current.next()
+                } catch where !(error is RecordFormatError) {
+                    // An input that cannot be read further (a gzip stream damaged partway, a
+                    // truncated download; a read error): under skip, the rest of it is skipped and
+                    // named, in order, and the next input read. What it held past the damage
+                    // cannot be recovered for the rejects file.
+                    // What came before it first (its own errors, in order, included).
+                    while let result = workers.takeHead() { try collect(result) }
+                    if stopped { break } // --limit was reached before it
+                    guard case .skip = policy else { throw error }
+                    statistics.rejected += 1
+                    onReject?(error)
+                    finishedBytes += current.bytesRead
+                    framer = nil
+                    continue
+                }
+                guard let piece = next else {
+                    finishedBytes += current.bytesRead
                     framer = nil
                     continue
                 }

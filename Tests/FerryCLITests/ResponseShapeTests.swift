@@ -272,11 +272,19 @@ struct ResponseShapeTests {
             if index == 2 { bytes = Array(bytes.prefix(bytes.count / 2)) }
             try Data(bytes).write(to: URL(fileURLWithPath: folder + "/\(index).json.gz"))
         }
+        // A compact response (one line, as CloudKit sends it) large enough to be streamed, cut
+        // after its first 4 KiB inflated: its first records are read, the rest skipped.
+        var compact = #"{"records":["#
+        for index in 0..<2_000 { compact += (index > 0 ? "," : "") + #"{"recordName":"c\#(index)","recordType":"T"}"# }
+        compact += "]}\n"
+        let whole = BoundedMemoryTests.gzip(Array(compact.utf8))
+        try Data(whole.prefix(whole.count * 3 / 4)).write(to: URL(fileURLWithPath: folder + "/2b.json.gz"))
         let out = directory + "/out.ndjson"
         let (code, _, error) = try runBinary(["convert", folder, out, "--on-error", "skip", "--rejects", directory + "/rejects.ndjson"])
         #expect(code == 0, "\(error)")
         #expect(try records(at: out).map(\.recordName) == ["r1", "r3"])
-        #expect(error.contains("skipped: ") && error.contains("2.json.gz") && error.contains("1 rejected"), "\(error)")
+        #expect(error.contains("skipped: ") && error.contains("2.json.gz") && error.contains("2b.json.gz") && error.contains("2 rejected"),
+                "\(error)")
         let (failed, _, message) = try runBinary(["convert", folder, directory + "/failed.ndjson"])
         #expect(failed == 1)
         #expect(message.contains("2.json.gz"), "\(message)")
