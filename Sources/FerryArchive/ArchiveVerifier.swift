@@ -37,7 +37,7 @@ public struct ArchiveVerifier {
                     + (manifestPlacement == .first ? "" : " (found after \(Plural.count(membersBeforeManifest, "member")))")
             }
             var text = "no manifest.json among \(Plural.count(memberCount, "member")). Checked: the gzip and tar layers are intact, "
-                + "no member is unsafe, \(Plural.count(recordMemberCount, "record file")) hold \(Plural.count(recordCount, "valid record"))"
+                + "no member is unsafe, \(Plural.count(recordMemberCount, "record file")) \(recordMemberCount == 1 ? "holds" : "hold") \(Plural.count(recordCount, "valid record"))"
             if let first = skippedMembers.first {
                 let count = skippedMembers.count
                 text += " (\(Plural.count(count, "other member")) skipped: \(first.path), \(first.reason)"

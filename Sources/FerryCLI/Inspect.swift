@@ -293,7 +293,9 @@ struct DatasetSummary {
         if !zoneListings.isEmpty {
             let shapes = Set(zoneListings.map(\.shape)).sorted().joined(separator: ", ")
             lines.append("")
-            lines.append("\(Plural.count(zoneListings.count, "response")) list zones and hold no records (\(shapes)):")
+            let one = zoneListings.count == 1
+            lines.append("\(Plural.count(zoneListings.count, "response")) \(one ? "lists" : "list") zones and \(one ? "holds" : "hold") "
+                         + "no records (\(shapes)):")
             var zoneRows = [["SOURCE", "SHAPE", "ZONE", "OWNER", "CHANGE TOKEN", "STATE"]]
             for listing in zoneListings {
                 for zone in listing.response.entries {

@@ -64,6 +64,16 @@ public enum FileSystem {
     /// which reading to look at its first bytes would block on or consume.
     public static func isRegularFile(_ path: String) -> Bool { Syscall.isRegularFile(path) == true }
 
+    /// Gives the file at `path` the permission bits of the regular file `model` (a file about to be
+    /// replaced by it), when there is one; best effort.
+    public static func copyPermissions(of model: String, to path: String) {
+        if let mode = Syscall.permissions(model) { Syscall.chmod(path, mode) }
+    }
+
+    /// Whether `path` (a file or folder) has no write permission bit, for its owner, group or
+    /// others: read-only for every process but the superuser's.
+    public static func isWriteProtected(_ path: String) -> Bool { Syscall.hasNoWriteBits(path) }
+
     /// Whether this process may write the file at `path`.
     public static func isWritable(_ path: String) -> Bool { Syscall.isWritable(path) }
 

@@ -83,16 +83,17 @@ public final class RecordStore {
         // Readers open the file read-write and refuse writes with `query_only`: SQLite deletes a
         // WAL store's -wal and -shm files when the last connection closes, but not when that
         // connection is read-only, so read-only readers left them beside the store after every
-        // read. A file this process may not write is opened read-only; in a folder it may not
-        // write either, with no WAL files beside it, it is read as immutable: no process can
-        // write it there (a WAL writer needs those files), and SQLite could open it no other way.
+        // read. A file this process may not write is opened read-only; in a folder no one may
+        // write (no write permission bit), with no WAL files beside it, it is read as immutable:
+        // no process can write it there (a WAL writer needs those files), and SQLite could open it
+        // no other way. (Another user's folder that its owner may write is not such a folder.)
         let mode: SQLiteConnection.OpenMode
         if creating {
             mode = .createIfMissing
         } else if access == .readOnly && !FileSystem.isWritable(path) {
             let folder = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
             let sidecars = FileSystem.exists(path + "-wal") || FileSystem.exists(path + "-shm")
-            mode = !FileSystem.isWritable(folder) && !sidecars ? .immutable : .readOnly
+            mode = !FileSystem.isWritable(folder) && FileSystem.isWriteProtected(folder) && !sidecars ? .immutable : .readOnly
         } else {
             mode = .readWrite
         }

@@ -72,6 +72,8 @@ struct StoreSafetyTests {
     func emptyFileBecomesStore(way: String) throws {
         let path = StoreFixture.newPath()
         try write([], to: path)
+        // A private empty file stays private once it is a store.
+        #expect(chmod(path, 0o600) == 0)
         let records = (0..<20).map { Record(recordName: "r\($0)", recordType: "T") }
         switch way {
         case "import":
@@ -84,6 +86,8 @@ struct StoreSafetyTests {
             try RecordStore.create(at: path)
         }
         #expect(StoreFile.kind(at: path) == .store)
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try RecordStore(path: path).recordCount() == (way == "create" ? 0 : records.count))
         // Nothing of Ferry's is left beside it.
         let directory = String(path[..<path.lastIndex(of: "/")!])

@@ -118,11 +118,21 @@ package enum Syscall {
     }
     #endif
 
+    /// Whether `path` exists with no write permission bit set, for anyone.
+    package static func hasNoWriteBits(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & 0o222 == 0
+    }
+
     /// The permission bits of the regular file at `path`, or `nil` when there is none.
     package static func permissions(_ path: String) -> mode_t? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return info.st_mode & 0o777
+    }
+
+    package static func chmod(_ path: String, _ mode: mode_t) {
+        _ = Glibc_or_Darwin_chmod(path, mode)
     }
 
     package static func fchmod(_ fd: Int32, _ mode: mode_t) {
@@ -289,4 +299,8 @@ package enum Syscall {
 @inline(__always)
 private func Glibc_or_Darwin_fchmod(_ fd: Int32, _ mode: mode_t) -> Int32 {
     fchmod(fd, mode)
+}
+
+private func Glibc_or_Darwin_chmod(_ path: String, _ mode: mode_t) -> Int32 {
+    chmod(path, mode)
 }

@@ -72,7 +72,9 @@ final class SQLiteConnection {
         var name = path
         if mode.immutable {
             flags |= SQLITE_OPEN_URI
-            name = "file:" + Self.uriPath(path) + "?immutable=1"
+            // `file://` and an absolute path (an empty authority), so that `//x` is not read as
+            // the authority `x`.
+            name = (path.hasPrefix("/") ? "file://" : "file:") + Self.uriPath(path) + "?immutable=1"
         }
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(name, &db, flags, nil)

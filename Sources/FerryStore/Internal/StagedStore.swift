@@ -98,6 +98,8 @@ final class StagedStore {
                     throw StoreError(.conflict, "another process created or wrote the file while the store was being built; nothing was written",
                                      path: target)
                 }
+                // The empty file the store replaces gives it its permissions (a private file stays private).
+                FileSystem.copyPermissions(of: target, to: temporaryPath)
                 try FileSystem.rename(temporaryPath, to: target)
             }
             FileSystem.syncDirectory(of: target)
