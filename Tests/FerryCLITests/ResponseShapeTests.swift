@@ -341,7 +341,7 @@ struct ResponseShapeTests {
         try write(entry.text, to: input)
         let (status, stdout, stderr) = try runBinary(["inspect", input])
         #expect(status == 0, "\(stderr)")
-        #expect(stdout.contains("list zones and hold no records (\(shape))"), "\(stdout)")
+        #expect(stdout.contains("1 response lists zones and holds no records (\(shape))"), "\(stdout)")
         #expect(stdout.contains("Chats"))
         let (jsonStatus, json, _) = try runBinary(["inspect", input, "--json"])
         #expect(jsonStatus == 0)
