@@ -224,10 +224,15 @@ final class ReplayApplier {
             pendingRestore = nil
             try applyNow(pending)
         }
-        for (key, scope) in scopes where !scope.held.isEmpty {
+        // In history order across scopes (a zone's records around a held zone deletion), not in
+        // the scopes' hash order, which changes from one process to the next.
+        var held: [ReplayItem] = []
+        for key in scopes.keys where !(scopes[key]?.held.isEmpty ?? true) {
+            held += scopes[key]!.held
             scopes[key]?.held.removeAll()
-            for item in scope.held { try applyNow(item) }
         }
+        held.sort { $0.index < $1.index }
+        for item in held { try applyNow(item) }
     }
 
     /// Restoring: a change waits for the checkpoint after it, whose store token gives its number.
