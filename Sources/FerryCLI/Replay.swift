@@ -401,6 +401,10 @@ struct Replay: ParsableCommand {
         }
         let state = try ReplayState(loading: reader, tokens: tokens)
         if since == nil && state.tokens.lastCheckpoint == nil {
+            if reader is ArchiveRecordReader {
+                throw ValidationError("--base \(base) is an archive, whose manifest keeps each zone's token but not the last "
+                                      + "checkpoint: give --since TOKEN")
+            }
             throw ValidationError("--base \(base) comes with no tokens file naming its last checkpoint "
                                   + "(\(ReplayTokens.sidecarPath(for: base))): give --since TOKEN")
         }

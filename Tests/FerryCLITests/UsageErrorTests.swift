@@ -79,6 +79,8 @@ struct UsageErrorTests {
         // Options that do nothing with the others given.
         Case(arguments: ["query", "D/s.sqlite", "--explain", "--response"], mentions: ["--response", "--explain"], usage: "ferry query"),
         Case(arguments: ["query", "D/s.sqlite", "--explain", "--json"], mentions: ["--json", "--explain"], usage: "ferry query"),
+        Case(arguments: ["replay", history, "--base", "D/a.tar.gz", "--out", "D/o.ndjson"], mentions: ["--base", "archive", "--since"],
+             usage: "ferry replay"),
         // A mistyped option followed by its value: the value reads as one more path, and the
         // command's own checks (an output that is not an input) ran before the unknown option was
         // reported, which then went unsaid.
