@@ -31,12 +31,17 @@ extension FileSystem {
         _ = CFerrySystem_startWriteback(fd)
     }
 
+    /// The folder `path` is in: what comes before its last `/` (`/` for a file at the root, `.`
+    /// for a bare name).
+    public static func directory(of path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        return slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    }
+
     /// Flushes the directory holding `path` (so a rename or link in it survives a power loss).
     /// Best effort: some file systems do not sync directories.
     public static func syncDirectory(of path: String) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let fd = Syscall.open(directory, flags: O_RDONLY | O_CLOEXEC)
+        let fd = Syscall.open(directory(of: path), flags: O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)
         _ = Syscall.close(fd)

@@ -91,7 +91,7 @@ public final class RecordStore {
         if creating {
             mode = .createIfMissing
         } else if access == .readOnly && !FileSystem.isWritable(path) {
-            let folder = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
+            let folder = FileSystem.directory(of: path)
             let sidecars = FileSystem.exists(path + "-wal") || FileSystem.exists(path + "-shm")
             mode = !FileSystem.isWritable(folder) && FileSystem.isWriteProtected(folder) && !sidecars ? .immutable : .readOnly
         } else {
