@@ -1,5 +1,4 @@
 import Dispatch
-import FerryIO
 
 /// Ferry's one ordered parallel pipeline: jobs are handed to worker threads as they are cut and
 /// taken back in the order they were submitted, whatever order the workers finish them in.
@@ -8,7 +7,7 @@ import FerryIO
 /// keeping at most ``maximumInFlight`` in flight, so memory is bounded by that many jobs. Each
 /// worker is a serial queue, and jobs go to workers in turn, so per-worker state (a decoder
 /// with its scratch space) is touched by one thread at a time: `work` receives the worker's
-/// index. `NDJSONParallelConverter` (convert) and replay's event reader both run on this.
+/// index. The JSON record reader (convert) and replay's event reader both run on this.
 ///
 /// `@unchecked Sendable` jobs: a job's results are written by its worker before it signals
 /// completion, and read by the caller only after ``takeHead()`` has waited for that signal.
