@@ -134,7 +134,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
+            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"],
+            exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]
