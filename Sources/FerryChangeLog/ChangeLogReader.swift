@@ -50,6 +50,7 @@ public final class ChangeLogReader {
 
     private let reader: EventReader
     private let name: String
+    private let configuration: Configuration
     /// Events returned so far.
     public private(set) var eventCount = 0
 
@@ -57,6 +58,7 @@ public final class ChangeLogReader {
     public init(source: ByteSource, configuration: Configuration = .init()) {
         var given: ByteSource? = source
         name = source.name
+        self.configuration = configuration
         var decoder = EventDecoder()
         decoder.defaultZone = configuration.defaultZone
         decoder.maximumDepth = configuration.maximumDepth
@@ -76,27 +78,46 @@ public final class ChangeLogReader {
     /// Returns the next event, or `nil` at the end of the input.
     ///
     /// Saved records are decoded fully (and so validated fully) with `RecordJSON.decodeRecord`.
-    /// Error entries (`serverErrorCode`) of change responses are skipped here; ``Replayer``
-    /// reports them.
+    /// Error entries (`serverErrorCode`) of change responses are skipped here (``nextChange()``
+    /// returns them).
     public func next() throws -> ChangeEvent? {
-        while let raw = try reader.nextRaw() {
-            eventCount += 1
-            switch raw {
+        while let change = try nextChange() {
+            switch change {
             case .zoneSaved(let zone): return .zoneSaved(zone)
             case .zoneDeleted(let zone): return .zoneDeleted(zone)
             case .zonePurged(let zone): return .zonePurged(zone)
             case .recordDeleted(let name, let zone, let type): return .recordDeleted(RecordID(recordName: name, zoneID: zone), recordType: type)
             case .checkpoint(let checkpoint): return .checkpoint(checkpoint)
             case .serverError: continue
-            case .recordSaved(let blob, _):
-                do {
-                    return .recordSaved(try ReplayState.decode(blob.json))
-                } catch {
-                    throw ChangeLogError(.format, "\(error.message) (in the record \"\(blob.nameString)\")", source: sourceName,
-                                         underlying: error)
-                }
+            case .recordSaved(let record, _): return .recordSaved(record)
             }
         }
         return nil
+    }
+
+    /// Returns the next change as the replay core takes it (error entries of change responses
+    /// included, which a replay reports), or `nil` at the end of the input. A saved record comes
+    /// decoded, with its zone.
+    package func nextChange() throws -> ReplayEvent<Record, ZoneID>? {
+        guard let raw = try reader.nextRaw() else { return nil }
+        eventCount += 1
+        switch raw {
+        case .zoneSaved(let zone): return .zoneSaved(zone)
+        case .zoneDeleted(let zone): return .zoneDeleted(zone)
+        case .zonePurged(let zone): return .zonePurged(zone)
+        case .recordDeleted(let name, let zone, let type): return .recordDeleted(recordName: name, zoneID: zone, recordType: type)
+        case .checkpoint(let checkpoint): return .checkpoint(checkpoint)
+        case .serverError(let zone, let name, let code, let reason):
+            return .serverError(zoneID: zone, recordName: name, code: code, reason: reason)
+        case .recordSaved(let blob, _):
+            let record: Record
+            do {
+                record = try ReplayState.decode(blob.json)
+            } catch {
+                throw ChangeLogError(.format, "\(error.message) (in the record \"\(blob.nameString)\")", source: sourceName,
+                                     underlying: error)
+            }
+            return .recordSaved(record, zone: record.zoneID ?? configuration.defaultZone ?? .default)
+        }
     }
 }

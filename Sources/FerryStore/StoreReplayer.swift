@@ -172,8 +172,8 @@ public final class StoreReplayer {
         if let newStore { return try applyNew { try newStore.replayer.apply(source) } }
         let reader = ChangeLogReader(source: source, configuration: configuration.reader)
         defer { bytesRead += reader.bytesRead }
-        while let event = try reader.next() {
-            try apply(event)
+        while let change = try reader.nextChange() {
+            try submit(ReplayChange(change, encoder: encoder, cascade: configuration.cascade, defaultZone: configuration.reader.defaultZone))
         }
     }
 
@@ -200,36 +200,23 @@ public final class StoreReplayer {
             return
         }
         guard !isDone, pipeline != nil else { throw StoreError(.invalidArgument, "the replay is finished", path: path) }
-        typealias Decoded = Swift.Result<(changes: [ReplayChange], bytes: Int), any Error>
-        let results = OrderedResults<Decoded>(count: files.count, window: workers * 2)
         let reader = configuration.reader
         let cascade = configuration.cascade
-        let group = DispatchGroup()
-        for _ in 0..<workers {
-            DispatchQueue.global().async(group: group) {
+        let decoding = OrderedWorkers<FileDecoding>(threads: workers, jobsPerWorker: 2) { job, _ in
+            job.result = Swift.Result {
+                let changes = ChangeLogReader(source: try Self.readWholeIfAsked(try open(job.path), reader: reader), configuration: reader)
                 let encoder = StoreRowEncoder()
-                while let index = results.claim() {
-                    do {
-                        readahead.opening(index)
-                        let changes = ChangeLogReader(source: try Self.readWholeIfAsked(try open(files[index]), reader: reader),
-                                                      configuration: reader)
-                        var decoded: [ReplayChange] = []
-                        while let event = try changes.next() {
-                            decoded.append(ReplayChange(event, encoder: encoder, cascade: cascade, defaultZone: reader.defaultZone))
-                        }
-                        results.deliver(index, .success((decoded, changes.bytesRead)))
-                    } catch {
-                        results.deliver(index, .failure(error))
-                    }
+                var decoded: [ReplayChange] = []
+                while let change = try changes.nextChange() {
+                    decoded.append(ReplayChange(change, encoder: encoder, cascade: cascade, defaultZone: reader.defaultZone))
                 }
+                return (decoded, changes.bytesRead)
             }
         }
-        defer {
-            results.cancel()
-            group.wait()
-        }
-        while let result = results.take() {
-            let (changes, bytes) = try result.get()
+        while true {
+            while !decoding.isFull, let file = readahead.next() { decoding.submit(FileDecoding(path: file)) }
+            guard let job = decoding.takeHead() else { break }
+            let (changes, bytes) = try job.result.get()
             bytesRead += bytes
             try handOver()
             guard let pipeline else { return }
@@ -237,6 +224,17 @@ public final class StoreReplayer {
             let before = eventCount
             eventCount += changes.count
             if before >> 16 != eventCount >> 16 { onProgress?(self) }
+        }
+    }
+
+    /// One history file decoded on a worker thread: its changes made ready for the store, and
+    /// the bytes read. (Written by its worker before the pool hands it back.)
+    private final class FileDecoding: @unchecked Sendable {
+        let path: String
+        var result: Swift.Result<(changes: [ReplayChange], bytes: Int), any Error> = .success(([], 0))
+
+        init(path: String) {
+            self.path = path
         }
     }
 

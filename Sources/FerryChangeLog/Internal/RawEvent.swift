@@ -1,18 +1,9 @@
 import FerryRecords
 
 /// An event as replay sees it: a saved record is a ``RecordBlob`` in the arena of the block it was
-/// read from, valid until the next event is asked for.
-enum RawEvent {
-    case zoneSaved(ZoneID)
-    case zoneDeleted(ZoneID)
-    case zonePurged(ZoneID)
-    /// A save; the zone is given by its number in the reader's ``ZoneRegistry``.
-    case recordSaved(RecordBlob, zone: Int)
-    case recordDeleted(recordName: String, zoneID: ZoneID, recordType: String?)
-    case checkpoint(ChangeEvent.Checkpoint)
-    /// An error entry (`serverErrorCode`) of a change response, for a zone or a record.
-    case serverError(zoneID: ZoneID?, recordName: String?, code: String, reason: String?)
-}
+/// read from, valid until the next event is asked for, and names its zone by its number in the
+/// reader's ``ZoneRegistry``.
+typealias RawEvent = ReplayEvent<RecordBlob, Int>
 
 /// Events waiting to be applied, taken in order.
 final class EventBuffer {

@@ -203,66 +203,75 @@ final class NewStoreReplay {
         return nextSeq - 1
     }
 
-    private typealias Rows = Swift.Result<StoreRows, any Error>
+    /// A chunk of live records whose rows a worker makes: what each worker thread keeps
+    /// between chunks, and the chunk's rows. (Written by its worker before the pool hands it back.)
+    private final class RowChunk: @unchecked Sendable {
+        let range: Range<Int>
+        var rows = Swift.Result<StoreRows, any Error>.success(StoreRows(capacity: 0, bytes: 0))
+
+        init(range: Range<Int>) {
+            self.range = range
+        }
+    }
+
+    /// What one worker reuses from chunk to chunk (each worker runs one chunk at a time).
+    private final class RowMaker: @unchecked Sendable {
+        var scratch = TranscodingScratch()
+        var out = JSONOutput(capacity: 1 << 16)
+        var keys = Record(recordName: "")
+        let encoder = StoreRowEncoder()
+    }
 
     /// Inserts the records, their rows made on worker threads a chunk at a time.
     private func write(_ records: [ReplayState.LiveRecord], of state: ReplayState, zones: [Int64], mutator: StoreMutator) throws {
         let chunk = 2048
-        let chunks = (records.count + chunk - 1) / chunk
-        guard chunks > 0 else { return }
-        let workers = max(1, min(Processors.available, 4))
-        let results = OrderedResults<Rows>(count: chunks, window: workers * 4)
+        guard !records.isEmpty else { return }
+        let threads = max(1, min(Processors.available, 4))
         let configuration = RecordJSON.Configuration(maximumDepth: replayer.configuration.reader.maximumDepth)
         let zoneIDs = state.zoneIDsByNumber
-        let group = DispatchGroup()
+        let makers = (0..<threads).map { _ in RowMaker() }
         try records.withUnsafeBufferPointer { all in
             nonisolated(unsafe) let all = all
-            defer {
-                // The workers read `all`: they are done before it goes.
-                results.cancel()
-                group.wait()
-            }
-            for _ in 0..<workers {
-                DispatchQueue.global().async(group: group) {
-                    var scratch = TranscodingScratch()
-                    var out = JSONOutput(capacity: 1 << 16)
-                    var keys = Record(recordName: "")
-                    let encoder = StoreRowEncoder()
-                    while let index = results.claim() {
-                        let part = all[index * chunk..<min(all.count, (index + 1) * chunk)]
-                        results.deliver(index, Rows {
-                            var rows = StoreRows(capacity: part.count, bytes: part.reduce(0) { $0 + $1.json.count + 64 })
-                            for record in part {
-                                // Transcoded to the bytes the store's encoder writes, only the system keys read for the columns.
-                                out.removeAll()
-                                if RecordJSON.transcodeRecord(record.json, into: &out, scratch: &scratch, configuration: configuration),
-                                   RecordJSON.decodeSystemKeys(out.bytes, into: &keys, configuration: configuration) {
-                                    rows.append(columnsOf: keys, body: out.bytes)
-                                } else {
-                                    let decoded: Record
-                                    do throws(RecordFormatError) {
-                                        decoded = try RecordJSON.decodeRecord(record.json, configuration: configuration)
-                                    } catch {
-                                        throw ReplayState.recordError(error, json: record.json, zoneID: zoneIDs[record.zone])
-                                    }
-                                    rows.append(StoreRow(record: decoded, encoder: encoder))
-                                }
+            // The workers read `all`: the pool waits for them before it goes, within this closure.
+            let workers = OrderedWorkers<RowChunk>(threads: threads, jobsPerWorker: 4) { job, worker in
+                let maker = makers[worker]
+                job.rows = Swift.Result {
+                    let part = all[job.range]
+                    var rows = StoreRows(capacity: part.count, bytes: part.reduce(0) { $0 + $1.json.count + 64 })
+                    for record in part {
+                        // Transcoded to the bytes the store's encoder writes, only the system keys read for the columns.
+                        maker.out.removeAll()
+                        if RecordJSON.transcodeRecord(record.json, into: &maker.out, scratch: &maker.scratch, configuration: configuration),
+                           RecordJSON.decodeSystemKeys(maker.out.bytes, into: &maker.keys, configuration: configuration) {
+                            rows.append(columnsOf: maker.keys, body: maker.out.bytes)
+                        } else {
+                            let decoded: Record
+                            do throws(RecordFormatError) {
+                                decoded = try RecordJSON.decodeRecord(record.json, configuration: configuration)
+                            } catch {
+                                throw ReplayState.recordError(error, json: record.json, zoneID: zoneIDs[record.zone])
                             }
-                            return rows
-                        })
+                            rows.append(StoreRow(record: decoded, encoder: maker.encoder))
+                        }
                     }
+                    return rows
                 }
             }
-            var first = 0
-            while let result = results.take() {
-                let rows = try result.get()
+            defer { workers.drain() }
+            var next = 0
+            while true {
+                while !workers.isFull && next < all.count {
+                    workers.submit(RowChunk(range: next..<min(all.count, next + chunk)))
+                    next += chunk
+                }
+                guard let job = workers.takeHead() else { break }
+                let rows = try job.rows.get()
                 for k in 0..<rows.count {
-                    let record = all[first + k]
+                    let record = all[job.range.lowerBound + k]
                     let zone = zones[record.zone]
                     try mutator.writeRecord(rows, k, zone: zone, seq: record.stamp)
                     mutator.addRecords(1, zone: zone)
                 }
-                first += rows.count
                 onRowsWritten?(rows.bodyBytes)
             }
         }

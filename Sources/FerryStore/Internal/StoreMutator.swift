@@ -13,9 +13,11 @@ final class StoreMutator {
         case created, modified, unchanged
     }
 
-    /// A stored record as a save or delete finds it: its row id and JSON.
-    struct Found {
+    /// A stored record as a save or delete finds it: its row id, name, JSON and the columns
+    /// replay compares.
+    struct StoredRecord {
         var id: Int64
+        var name: String
         var body: [UInt8]
         var changeTag: String?
         var modifiedAt: Int64?
@@ -28,21 +30,6 @@ final class StoreMutator {
         var isDeleted: Bool
     }
 
-    /// Identifies a zone in the cache: database, name, owner (`''` for none), the names by their
-    /// bytes, as the store's columns compare them (not as Swift strings, which take "é" and "e" +
-    /// U+0301 for one).
-    struct ZoneKey: Hashable {
-        var database: Int64
-        var name: ExactName
-        var owner: ExactName
-
-        init(database: Int64, name: String, owner: String) {
-            self.database = database
-            self.name = ExactName(name)
-            self.owner = ExactName(owner)
-        }
-    }
-
     let connection: SQLiteConnection
     let path: String
     /// The sequence number the next journal entry gets.
@@ -52,10 +39,10 @@ final class StoreMutator {
     private let updateRecord: SQLiteStatement
     private let deleteRecordByID: SQLiteStatement
     private let insertJournal: SQLiteStatement
-    private var zones: [ZoneKey: ZoneEntry] = [:]
+    private var zones: [StoreZoneKey: ZoneEntry] = [:]
     /// The live zone asked for last (forgotten when a zone is deleted).
-    private var lastZone: (key: ZoneKey, id: Int64)?
-    private var zonesByID: [Int64: ZoneKey] = [:]
+    private var lastZone: (key: StoreZoneKey, id: Int64)?
+    private var zonesByID: [Int64: StoreZoneKey] = [:]
     /// Per zone id: change of the record count, latest sequence number.
     private var zoneChanges: [Int64: (count: Int, seq: Int64)] = [:]
     private let encoder = StoreRowEncoder()
@@ -96,10 +83,10 @@ final class StoreMutator {
     func zone(for zoneID: ZoneID?, database: Int64) throws -> Int64 {
         let zone = zoneID ?? .default
         // Histories and imports touch one zone for many records in a row.
-        if let last = lastZone, last.key == ZoneKey(database: database, name: zone.zoneName, owner: StoreCodec.ownerColumn(zone)) {
+        if let last = lastZone, last.key == StoreZoneKey(database: database, zone: zone) {
             return last.id
         }
-        let key = ZoneKey(database: database, name: zone.zoneName, owner: StoreCodec.ownerColumn(zone))
+        let key = StoreZoneKey(database: database, zone: zone)
         let id: Int64
         if let entry = zones[key], !entry.isDeleted { id = entry.id } else { id = try loadZone(key, zone: zone, creating: true)!.id }
         lastZone = (key, id)
@@ -109,7 +96,7 @@ final class StoreMutator {
     /// The row id of the live zone asked for last, when `zoneID` names it (no lookup).
     func lastLiveZone(_ zoneID: ZoneID?, database: Int64) -> Int64? {
         let zone = zoneID ?? .default
-        guard let last = lastZone, last.key == ZoneKey(database: database, name: zone.zoneName, owner: StoreCodec.ownerColumn(zone))
+        guard let last = lastZone, last.key == StoreZoneKey(database: database, zone: zone)
         else { return nil }
         return last.id
     }
@@ -117,12 +104,12 @@ final class StoreMutator {
     /// The cached zone entry of a zone, loaded from the table; `nil` when the store does not hold
     /// it and `creating` is false.
     func existingZone(_ zoneID: ZoneID, database: Int64) throws -> ZoneEntry? {
-        let key = ZoneKey(database: database, name: zoneID.zoneName, owner: StoreCodec.ownerColumn(zoneID))
+        let key = StoreZoneKey(database: database, zone: zoneID)
         if let entry = zones[key] { return entry }
         return try loadZone(key, zone: zoneID, creating: false)
     }
 
-    private func loadZone(_ key: ZoneKey, zone: ZoneID, creating: Bool) throws -> ZoneEntry? {
+    private func loadZone(_ key: StoreZoneKey, zone: ZoneID, creating: Bool) throws -> ZoneEntry? {
         let find = try connection.prepare("SELECT id, is_deleted, zone_json FROM zones WHERE database_id = ?1 AND zone_name = ?2 AND owner_record_name = ?3")
         try find.bind(key.database, at: 1)
         try find.bind(key.name.string, at: 2)
@@ -252,7 +239,7 @@ final class StoreMutator {
     }
 
     /// Saves a record found (or not) by ``find(_:zone:)`` before.
-    func save(_ row: StoreRow, zone: Int64, merging: Bool = false, existing: Found?) throws -> SaveOutcome {
+    func save(_ row: StoreRow, zone: Int64, merging: Bool = false, existing: StoredRecord?) throws -> SaveOutcome {
         guard let existing else {
             try insert(row, zone: zone)
             return .created
@@ -328,12 +315,12 @@ final class StoreMutator {
     }
 
     /// A stored record, `nil` when the zone does not hold it.
-    func find(_ name: String, zone: Int64) throws -> Found? {
+    func find(_ name: String, zone: Int64) throws -> StoredRecord? {
         defer { findRecord.reset() }
         try findRecord.bind(zone, at: 1)
         try findRecord.bind(name, at: 2)
         guard try findRecord.step() else { return nil }
-        return Found(id: findRecord.int64(at: 0), body: Array(findRecord.textBytes(at: 1)),
+        return StoredRecord(id: findRecord.int64(at: 0), name: name, body: Array(findRecord.textBytes(at: 1)),
                      changeTag: findRecord.text(at: 2), modifiedAt: findRecord.optionalInt64(at: 3))
     }
 
@@ -348,21 +335,20 @@ final class StoreMutator {
         nextSeq = (try connection.integer("SELECT max(seq) FROM journal") ?? 0) + 1
     }
 
-    /// Deletes a record; returns its body, or `nil` when the zone did not hold it (nothing journaled).
+    /// Deletes a record; returns it, or `nil` when the zone did not hold it (nothing journaled).
     @discardableResult
-    func delete(_ name: String, zone: Int64, recordType: String?) throws -> [UInt8]? {
+    func delete(_ name: String, zone: Int64, recordType: String?) throws -> StoredRecord? {
         guard let found = try find(name, zone: zone) else { return nil }
-        let body = found.body
         try deleteRecordByID.bind(found.id, at: 1)
         try deleteRecordByID.run()
         var type = recordType
         if type == nil {
-            type = try? body.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }.recordType
+            type = try? found.body.withUnsafeBytes { raw in try StoreCodec.record(fromBody: raw, path: path) }.recordType
         }
         _ = try journal(.deleted, zone: zone, name: name, type: type, tag: nil)
         deleted += 1
         zoneChanges[zone, default: (0, 0)].count -= 1
-        return body
+        return found
     }
 
     // MARK: Checkpoints

@@ -1,11 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FerryIO
 
 /// Runs a store's writes on a thread of their own, so that the thread producing records (reading
 /// and decoding the input) and SQLite work at the same time.
@@ -17,7 +11,7 @@ import Darwin
 final class WritePipeline<Context: AnyObject, Item: Sendable>: @unchecked Sendable {
     private let queue = DispatchQueue(label: "ferry.store.writer", qos: .userInitiated)
     private let slots: DispatchSemaphore
-    private let lock: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = Lock()
     /// Guarded by `lock`.
     private var failure: (any Error)?
     private let context: Context
@@ -27,27 +21,19 @@ final class WritePipeline<Context: AnyObject, Item: Sendable>: @unchecked Sendab
         self.context = context
         self.apply = apply
         slots = DispatchSemaphore(value: depth)
-        lock = .allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
     }
 
     deinit {
         // Let submitted batches finish before the context goes.
         queue.sync {}
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
     }
 
     private var currentFailure: (any Error)? {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return failure
+        lock.withLock { failure }
     }
 
     private func fail(_ error: any Error) {
-        pthread_mutex_lock(lock)
-        if failure == nil { failure = error }
-        pthread_mutex_unlock(lock)
+        lock.withLock { if failure == nil { failure = error } }
     }
 
     /// Queues a batch; throws the error of an earlier batch instead, if one failed.
