@@ -28,6 +28,13 @@ package enum ByteSearch {
         return false
     }
 
+    /// The offset of the first `byte` in `bytes` at or after `start` (`memchr`), or `nil`.
+    @inlinable
+    package static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+        guard let base = bytes.baseAddress, start < bytes.count else { return nil }
+        return memchr(base + start, Int32(byte), bytes.count - start).map { UnsafeRawPointer($0) - base }
+    }
+
     /// Whether the UTF-8 of `needle` occurs in `haystack`.
     package static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
         contains(haystack, UnsafeRawBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount))

@@ -1,12 +1,5 @@
 import FerryIO
 import FerryRecords
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A Ferry record store: one SQLite file holding databases → zones (with their change tokens) →
 /// records (system fields as columns, the CKWS record dictionary as compact JSON), and a journal
@@ -192,7 +185,7 @@ public final class RecordStore {
             for migration in StoreSchema.migrations { try connection.execute(migration.sql) }
             let insert = try connection.prepare("INSERT INTO ferry_store (key, value) VALUES (?, ?)")
             for (key, value) in [("format", StoreSchema.formatName), ("storeID", makeStoreID()),
-                                 ("createdAt", String(currentMilliseconds())), ("createdBy", "ferry")] {
+                                 ("createdAt", String(Syscall.nowMilliseconds())), ("createdBy", "ferry")] {
                 try insert.bind(key, at: 1)
                 try insert.bind(value, at: 2)
                 try insert.run()
@@ -285,14 +278,6 @@ public final class RecordStore {
         Int(try connection.integer("SELECT count(*) FROM journal") ?? 0)
     }
 
-    /// The database-wide change token from the last `changes/database` checkpoint applied.
-    public func databaseToken(_ database: String) throws -> String? {
-        let statement = try connection.prepare("SELECT sync_token FROM databases WHERE name = ?")
-        try statement.bind(database, at: 1)
-        guard try statement.step() else { return nil }
-        return statement.text(at: 0)
-    }
-
     /// A metadata value of the `ferry_store` table.
     public func metadata(_ key: String) throws -> String? {
         let statement = try connection.prepare("SELECT value FROM ferry_store WHERE key = ?")
@@ -342,12 +327,6 @@ public final class RecordStore {
 
     /// The version of the SQLite library in use.
     public static var sqliteVersion: String { SQLiteConnection.libraryVersion }
-
-    static func currentMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
 }
 
 /// One zone of a store.

@@ -1,15 +1,9 @@
 import FerryChangeLog
+import FerryInternals
 import FerryIO
 import FerryPipeline
 import FerryRecords
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Imports records into a store: a ``RecordWriter`` whose output is a store file.
 ///
@@ -235,7 +229,7 @@ public final class StoreWriter: RecordWriter {
         if configuration.mode == .insert { return try insert(encodedLines: bytes, records: records) }
         var start = 0
         while start < bytes.count {
-            let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
+            let end = ByteSearch.firstIndex(of: 0x0A, in: bytes, from: start) ?? bytes.count
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             start = end + 1
             if RecordJSON.readEncodedSystemKeys(line, into: &encodedKeys) {
@@ -260,7 +254,7 @@ public final class StoreWriter: RecordWriter {
         var rows = StoreRows(capacity: records, bytes: bytes.count + records * 64)
         var start = 0
         while start < bytes.count {
-            let end = memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base } ?? bytes.count
+            let end = ByteSearch.firstIndex(of: 0x0A, in: bytes, from: start) ?? bytes.count
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             start = end + 1
             if RecordJSON.readEncodedSystemKeys(line, into: &encodedKeys) {

@@ -1,13 +1,6 @@
 import Dispatch
 import FerryIO
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Memory for the records of a state: blocks in size classes of 64 bytes (up to 16,320 bytes)
 /// carved from 16 MiB regions — backed by transparent huge pages where Linux offers them, so
@@ -41,7 +34,7 @@ final class BlobAllocator {
     }
 
     deinit {
-        for region in regions { munmap(region, Self.regionSize) }
+        for region in regions { Syscall.unmapMemory(region, size: Self.regionSize) }
         spare.discard()
         freeLists.deallocate()
     }
@@ -117,13 +110,9 @@ final class SpareRegion: @unchecked Sendable {
     /// Maps `size` bytes (huge pages asked for on Linux), writing a byte in every page when
     /// `touching`, so the faults happen now.
     static func map(size: Int, touching: Bool) -> UnsafeMutableRawPointer {
-        guard let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              region != UnsafeMutableRawPointer(bitPattern: -1) else { // MAP_FAILED
-            fatalError("cannot map \(size) bytes for replay's records (errno \(errno))")
+        guard let region = Syscall.mapMemory(size: size, hugePages: true) else {
+            fatalError("cannot map \(size) bytes for replay's records (errno \(Syscall.errno))")
         }
-        #if os(Linux)
-        _ = madvise(region, size, MADV_HUGEPAGE)
-        #endif
         if touching {
             var offset = 0
             while offset < size {
@@ -162,6 +151,6 @@ final class SpareRegion: @unchecked Sendable {
     /// Unmaps a region prepared and not taken (waiting for one on its way).
     func discard() {
         guard lock.withLock({ isPending }) else { return }
-        munmap(take(), size)
+        Syscall.unmapMemory(take(), size: size)
     }
 }

@@ -11,6 +11,22 @@ import Darwin
 import CFerrySystem
 
 package enum Syscall {
+    /// Maps `size` bytes of anonymous, private memory (`mmap`), asking for huge pages on Linux
+    /// (`madvise(MADV_HUGEPAGE)`); `nil` with ``errno`` set when it cannot.
+    package static func mapMemory(size: Int, hugePages: Bool) -> UnsafeMutableRawPointer? {
+        guard let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              region != UnsafeMutableRawPointer(bitPattern: -1) else { return nil } // MAP_FAILED
+        #if os(Linux)
+        if hugePages { _ = madvise(region, size, MADV_HUGEPAGE) }
+        #endif
+        return region
+    }
+
+    /// Unmaps memory ``mapMemory(size:hugePages:)`` mapped (`munmap`).
+    package static func unmapMemory(_ region: UnsafeMutableRawPointer, size: Int) {
+        _ = munmap(region, size)
+    }
+
     package static var errno: Int32 {
         #if canImport(Darwin)
         return Darwin.errno

@@ -31,10 +31,9 @@ final class StagedStore {
 
         /// The empty regular file at `path` (not a link to one), if that is what is there.
         init?(at path: String) {
-            var info = stat()
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 else { return nil }
-            device = UInt64(truncatingIfNeeded: info.st_dev)
-            inode = UInt64(truncatingIfNeeded: info.st_ino)
+            guard Syscall.kind(path) == .regular, let identity = Syscall.identity(path: path), identity.size == 0 else { return nil }
+            device = identity.device
+            inode = identity.inode
         }
     }
 
