@@ -225,7 +225,7 @@ public final class StoreWriter: RecordWriter {
     /// and only its system keys are read (for the columns). The rows are those
     /// ``write(_:)`` makes of the decoded records.
     public func write(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
-        guard let base = bytes.baseAddress else { return }
+        guard bytes.baseAddress != nil else { return }
         if configuration.mode == .insert { return try insert(encodedLines: bytes, records: records) }
         var start = 0
         while start < bytes.count {
@@ -250,7 +250,7 @@ public final class StoreWriter: RecordWriter {
     /// Encoded lines inserted as rows made in one buffer.
     private func insert(encodedLines bytes: UnsafeRawBufferPointer, records: Int) throws {
         guard !isDone, let pipeline else { throw StoreError(.invalidArgument, "the import is finished", path: path) }
-        guard let base = bytes.baseAddress else { return }
+        guard bytes.baseAddress != nil else { return }
         var rows = StoreRows(capacity: records, bytes: bytes.count + records * 64)
         var start = 0
         while start < bytes.count {
