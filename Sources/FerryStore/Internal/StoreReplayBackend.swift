@@ -143,7 +143,7 @@ final class StoreReplayBackend: ReplayBackend {
     }
 
     func didSave(_ record: StoreSave, in zone: StoreZoneKey, replacing old: StoreMutator.StoredRecord?) throws {
-        try mutator.save(record.row, zone: savingInZone, existing: old)
+        _ = try mutator.save(record.row, zone: savingInZone, existing: old)
     }
 
     func remove(named name: String, from zone: StoreZoneKey, recordType: String?) throws -> StoreMutator.StoredRecord? {
