@@ -14,6 +14,12 @@ import Darwin
     static let shared = environment["SHARED"] ?? repository + "/../shared/bench"
     static var results: [Measurement] = []
     static var ratios: [String] = []
+    /// `BASELINE`: another ferry binary (an earlier build) that every interleaved entry running
+    /// `FERRY` also runs with, as "TOOL (baseline)"; a ratio line compares the two.
+    static let baseline = environment["BASELINE"]
+    /// `PEERS=0`: interleaved comparisons run Ferry's entries only (with `BASELINE`, a check for
+    /// regressions against an earlier build without the peers' time).
+    static let runsPeers = environment["PEERS"] != "0"
 
     /// A helper executable of this package (`ferry-gzip`, `ferry-micro`), built by
     /// `swift build -c release --package-path Benchmarks`.
@@ -124,7 +130,19 @@ import Darwin
     /// With `warmup`, every entry first runs once, uncounted, so that what the machine was doing
     /// before (writing back a build, say) does not land on the first round. Removed outputs are
     /// followed by `sync`, untimed, so that no run pays for writing back or freeing another's.
-    static func interleave(_ task: String, warmup: Bool = false, _ entries: [Entry]) {
+    static func interleave(_ task: String, warmup: Bool = false, _ given: [Entry]) {
+        let runsFerry = { (entry: Entry) in entry.command.contains { $0.contains(ferry) } }
+        var entries = runsPeers ? given : given.filter(runsFerry)
+        let compared = entries.filter(runsFerry)
+        if let baseline {
+            for entry in compared {
+                var copy = entry
+                copy.tool += " (baseline)"
+                copy.command = entry.command.map { $0.replacing(ferry, with: baseline) }
+                entries.append(copy)
+            }
+        }
+        defer { if baseline != nil { for entry in compared { ratio(task, entry.tool, over: entry.tool + " (baseline)") } } }
         var samples = Array(repeating: [Runner.Result](), count: entries.count)
         var rounds = Array(repeating: [Int](), count: entries.count)
         var failed = Set<Int>()

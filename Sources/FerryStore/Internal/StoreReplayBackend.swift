@@ -78,6 +78,8 @@ final class StoreReplayBackend: ReplayBackend {
     let commitsEachCheckpoint: Bool
     /// The zone ID each zone was named by last (a zone the store makes takes it).
     private var zoneIDs: [StoreZoneKey: ZoneID] = [:]
+    /// The zone named last and its key (histories name one zone for many changes in a row).
+    private var lastZone: (zoneID: ZoneID, key: StoreZoneKey)?
     /// The store row of the zone of the save being applied (``replace(_:in:)`` to ``didSave(_:in:replacing:)``).
     private var savingInZone: Int64 = 0
     /// The tokens of the checkpoints the store applied, per zone (`nil` key: the database), this
@@ -96,8 +98,10 @@ final class StoreReplayBackend: ReplayBackend {
     // MARK: Zones
 
     func zone(_ zoneID: ZoneID) -> StoreZoneKey {
+        if let last = lastZone, Self.same(last.zoneID, zoneID) { return last.key }
         let key = StoreZoneKey(database: database, zone: zoneID)
         zoneIDs[key] = zoneID
+        lastZone = (zoneID, key)
         return key
     }
 
@@ -109,7 +113,8 @@ final class StoreReplayBackend: ReplayBackend {
     }
 
     func zoneID(of zone: StoreZoneKey) -> ZoneID {
-        zoneIDs[zone] ?? ZoneID(zoneName: zone.name.string, ownerRecordName: zone.owner.string.isEmpty ? nil : zone.owner.string)
+        if let last = lastZone, last.key == zone { return last.zoneID }
+        return zoneIDs[zone] ?? ZoneID(zoneName: zone.name.string, ownerRecordName: zone.owner.string.isEmpty ? nil : zone.owner.string)
     }
 
     func isDeleted(_ zone: StoreZoneKey) throws -> Bool {
@@ -208,6 +213,17 @@ final class StoreReplayBackend: ReplayBackend {
                                                    body: Array(statement.textBytes(at: 3)), changeTag: statement.text(at: 4),
                                                    modifiedAt: statement.optionalInt64(at: 5))
             try body(knownZone(zoneID) ?? zone(zoneID), record)
+        }
+    }
+
+    /// Whether two zone IDs are the same, names compared by their bytes (not as Swift strings,
+    /// which take "é" and "e" + U+0301 for one).
+    private static func same(_ a: ZoneID, _ b: ZoneID) -> Bool {
+        guard a == b, ExactName.same(a.zoneName, b.zoneName) else { return false }
+        switch (a.ownerRecordName, b.ownerRecordName) {
+        case (nil, nil): return true
+        case (let x?, let y?): return ExactName.same(x, y)
+        default: return false
         }
     }
 
