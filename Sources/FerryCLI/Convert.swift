@@ -286,8 +286,13 @@ struct Convert: ParsableCommand {
         pipeline.onReject = skippedInputReporter(quiet: quiet)
         let quiet = self.quiet
         var warnings = 0
-        pipeline.onWarning = { message in
+        pipeline.onZoneListing = { listing in
             warnings += 1
+            let zones = listing.response.entries.count
+            // A `zones/lookup` or `zones/modify` answer has the shape of a `zones/list` one.
+            let shape = listing.shape == "zones/list" ? "zones/list, zones/lookup or zones/modify" : listing.shape
+            let message = "\(listing.source):\(listing.line): a \(shape) response (\(Plural.count(zones, "zone"))) "
+                + "holds no records; `ferry inspect` describes its zones"
             if !quiet && warnings <= 10 { StandardError.write("ferry: \(message)\n") }
         }
         return pipeline
