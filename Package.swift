@@ -113,8 +113,8 @@ let package = Package(
         .target(
             name: "FerryCLI",
             dependencies: [
-                "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryCompression", "FerryPredicate",
-                "FerryXML", "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
+                "FerryKit", "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryPredicate",
+                "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -147,7 +147,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
+            dependencies: ["FerryCLI", "FerryKit", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON",
+                           "FerryInternals", "FerryTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,7 +9,7 @@ import FerryStore
 ///
 /// ```swift
 /// let queries = try StoreQueries(path: "chat.sqlite")
-/// let page = try queries.writePage(StoreQuery(recordTypes: ["Message"], limit: 10), as: .response, to: try OutputFile(path: "-"))
+/// let summary = try queries.writePage(StoreQuery(recordTypes: ["Message"], limit: 10), as: .response, to: "-")
 /// ```
 public struct StoreQueries {
     /// How records are written.
@@ -46,13 +46,15 @@ public struct StoreQueries {
         }
     }
 
-    /// Writes the page `query` asks for to `output` (committing it), each record's JSON as the
-    /// store keeps it, and returns what was written.
+    /// Writes the page `query` asks for to the file at `path` (`-` is standard output), each
+    /// record's JSON as the store keeps it, and returns what was written. The file appears only
+    /// when all of it was written.
     ///
     /// - Throws: ``FerryError`` for a bad cursor, a record whose stored JSON was damaged, and
     ///   failures to write.
-    public func writePage(_ query: StoreQuery, as form: Form = .ndjson, to output: OutputFile) throws(FerryError) -> QueryPageSummary {
+    public func writePage(_ query: StoreQuery, as form: Form = .ndjson, to path: String = "-") throws(FerryError) -> QueryPageSummary {
         try FerryError.catching {
+            let output = try OutputFile(path: path)
             let response = form == .response
             var count = 0
             if response { try output.write("{\"records\":[") }
@@ -99,21 +101,23 @@ public struct StoreQueries {
     }
 
     /// Writes the records named `names` (of `zone`, default `_defaultZone`; of `database`, or any)
-    /// to `output` (committing it), in the order asked, and returns the names not found. As a
-    /// response, a name not found is a `NOT_FOUND` entry in its place.
+    /// to the file at `path` (`-` is standard output), in the order asked, and returns the names
+    /// not found. As a response, a name not found is a `NOT_FOUND` entry in its place.
     ///
     /// - Throws: ``FerryError`` for a record whose stored JSON was damaged, and failures to write.
     public func writeLookup(names: [String], zone: String? = nil, database: String? = nil, desiredKeys: [String]? = nil,
-                            as form: Form = .ndjson, to output: OutputFile) throws(FerryError) -> [String] {
+                            as form: Form = .ndjson, to path: String = "-") throws(FerryError) -> LookupSummary {
         try FerryError.catching {
             let result = try store.fetch(names: names, zone: zone, database: database, desiredKeys: desiredKeys)
+            let output = try OutputFile(path: path)
+            let summary = LookupSummary(requestedCount: names.count, missing: result.missing)
             guard form == .response else {
                 for json in result.recordsJSON {
                     try json.withUnsafeBytes { try output.write($0) }
                     try output.write("\n")
                 }
                 try output.commit()
-                return result.missing
+                return summary
             }
             var out = JSONOutput()
             out.append("{\"records\":[")
@@ -132,7 +136,7 @@ public struct StoreQueries {
             out.append("]}\n")
             try output.write(out.bytes)
             try output.commit()
-            return result.missing
+            return summary
         }
     }
 }
@@ -160,5 +164,18 @@ public struct QueryPageSummary: Sendable {
     public var json: String {
         JSONValue.object(["records": recordCount.json, "cursor": cursor.map(JSONValue.string) ?? .null,
                           "unevaluated": unevaluatedCount.json]).compactText
+    }
+}
+
+/// What ``StoreQueries/writeLookup(names:zone:database:desiredKeys:as:to:)`` found.
+public struct LookupSummary: Sendable {
+    /// Names asked for.
+    public var requestedCount: Int
+    /// Names the store does not hold, in the order asked.
+    public var missing: [String]
+
+    /// `N of M records not found`, when some were not; `nil` when all were.
+    public var failure: String? {
+        missing.isEmpty ? nil : "\(missing.count) of \(Plural.count(requestedCount, "record")) not found"
     }
 }
