@@ -5,6 +5,7 @@ import FerryKit
 
 /// The `ferry` command: moves CloudKit-shaped records between formats.
 public struct Ferry: ParsableCommand {
+    /// The command's name, help and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "ferry",
         abstract: "Move CloudKit-shaped records between formats and stores.",
@@ -32,6 +33,7 @@ public struct Ferry: ParsableCommand {
                       Replay.self, Diff.self, Query.self, Fetch.self, Index.self]
     )
 
+    /// The root command (argument-parser makes it while parsing).
     public init() {}
 
     /// Runs the command line: parses `arguments`, runs the command, and exits with Ferry's codes

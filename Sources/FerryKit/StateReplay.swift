@@ -119,6 +119,7 @@ public final class StateReplay {
     /// - Throws: ``FerryError``: usage when the files clash, or a base comes without the
     ///   checkpoint it was written at and no ``Configuration/since``; data for bad history, a
     ///   ``Configuration/until`` never reached, and failures to read or write.
+    @discardableResult
     public func run() throws(FerryError) -> Summary {
         try files.check()
         var run = Run(replay: self)

@@ -79,6 +79,7 @@ public final class StoreReplay {
     /// - Throws: ``FerryError``: usage when the files clash; data for bad history, a file that is
     ///   not a store, and failures to read or write (the store is then left as it was, or at its
     ///   last checkpoint with ``Configuration/transaction`` `checkpoint`).
+    @discardableResult
     public func run() throws(FerryError) -> Summary {
         try files.check()
         let clock = Stopwatch()
