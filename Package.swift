@@ -17,7 +17,8 @@
 // FerryCLI parses options into FerryKit's configurations and prints. FerryInternals (no
 // product, `package` access) holds what several modules need, once: UTF-8 checks, ISO 8601 date
 // math, hex, byte search. System calls live in FerryIO's Syscall; zone identity (ZoneKey) in
-// FerryRecords. FerryTestSupport (Tests/, no product) serves the tests.
+// FerryRecords. FerryTestSupport (Tests/, no product) serves the tests; Examples/ holds programs
+// a Swift developer copies, built and run by the tests.
 // FerryStore is the SQLite record store (the system libsqlite3 through CSQLite).
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
@@ -119,6 +120,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
+        // A program a Swift developer copies: saved query responses into a store, queried.
+        .executableTarget(name: "ferry-example-convert-and-query", dependencies: ["FerryKit"], path: "Examples/ConvertAndQuery"),
 
         // Shared by the tests: seeded generators, fixtures, chunked feeding. Not a product;
         // Benchmarks/Sources/FerryHistories links the three generator files in by symlink.
@@ -149,6 +152,10 @@ let package = Package(
             name: "FerryCLITests",
             dependencies: ["FerryCLI", "FerryKit", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON",
                            "FerryInternals", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "FerryKitTests",
+            dependencies: ["FerryKit", "FerryTestSupport", "ferry-example-convert-and-query"]
         ),
     ],
     swiftLanguageModes: [.v6]
