@@ -99,11 +99,13 @@ public final class Conversion {
         get throws(FerryError) {
             let output = configuration.output
             // With `changesSince` the output is a change log, renamed into place.
-            var isStore = false
-            if configuration.changesSince == nil { isStore = try RecordOutput.format(of: output, declared: configuration.writing.format) == .store }
+            var inPlace = false
+            if configuration.changesSince == nil {
+                inPlace = try RecordOutput.format(of: output, declared: configuration.writing.format).entry.isWrittenInPlace
+            }
             return RunFiles(inputs: configuration.inputs.map { .init(role: "INPUT", path: $0) }
                                 + (configuration.assets.map { [.init(role: "--assets", path: $0)] } ?? []),
-                            output: .init(role: "OUTPUT", path: output), outputIsWrittenInPlace: isStore,
+                            output: .init(role: "OUTPUT", path: output), outputIsWrittenInPlace: inPlace,
                             sideOutputs: configuration.rejects.map { [.init(role: "--rejects", path: $0)] } ?? [])
         }
     }

@@ -24,7 +24,7 @@ public enum RecordFormat: String, CaseIterable, Sendable {
         case never
     }
 
-    /// One row of the registry: what names, compresses and promises a format.
+    /// One row of the registry: what names, compresses and promises a format, and how it is written.
     public struct Entry: Sendable {
         /// The format.
         public var format: RecordFormat
@@ -35,18 +35,30 @@ public enum RecordFormat: String, CaseIterable, Sendable {
         /// What an input named for it (or declared it) must hold, for messages about an empty one;
         /// `nil` when an empty input is valid (NDJSON: no records).
         public var promisedContent: String?
+        /// Whether it is written in place (a SQLite file, read and written by path) rather than
+        /// streamed to a temporary file renamed into place: never to or from standard output, a
+        /// device or a pipe, and never over one of the run's inputs.
+        public var isWrittenInPlace: Bool
+    }
+
+    /// This format's row of the ``registry``: the one table of formats.
+    public var entry: Entry {
+        switch self {
+        case .ndjson:
+            Entry(format: self, extensions: [".ndjson", ".jsonl", ".json"], compression: .nameSuffix, promisedContent: nil, isWrittenInPlace: false)
+        case .xml:
+            Entry(format: self, extensions: [".xml"], compression: .nameSuffix, promisedContent: "an XML document", isWrittenInPlace: false)
+        case .archive:
+            Entry(format: self, extensions: [".tar.gz", ".tgz", ".tar"], compression: .unlessTar, promisedContent: "a tar archive",
+                  isWrittenInPlace: false)
+        case .store:
+            Entry(format: self, extensions: [".sqlite", ".sqlite3", ".store"], compression: .never, promisedContent: "a Ferry store",
+                  isWrittenInPlace: true)
+        }
     }
 
     /// The registry, in the order extensions are tried.
-    public static let registry: [Entry] = [
-        Entry(format: .ndjson, extensions: [".ndjson", ".jsonl", ".json"], compression: .nameSuffix, promisedContent: nil),
-        Entry(format: .xml, extensions: [".xml"], compression: .nameSuffix, promisedContent: "an XML document"),
-        Entry(format: .archive, extensions: [".tar.gz", ".tgz", ".tar"], compression: .unlessTar, promisedContent: "a tar archive"),
-        Entry(format: .store, extensions: [".sqlite", ".sqlite3", ".store"], compression: .never, promisedContent: "a Ferry store"),
-    ]
-
-    /// This format's row of the ``registry``.
-    public var entry: Entry { Self.registry.first { $0.format == self }! }
+    public static var registry: [Entry] { allCases.map(\.entry) }
 
     /// The extensions Ferry knows, for messages.
     public static var knownExtensions: String {

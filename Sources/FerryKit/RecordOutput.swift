@@ -97,10 +97,11 @@ public final class RecordOutput {
                      + "\(RecordFormat.knownExtensions), or --to FORMAT")
     }
 
-    /// Usage error when an output of `format` cannot go to `path`: a store is written in place,
-    /// to a file, not to standard output or through a device or pipe.
+    /// Usage error when an output of `format` cannot go to `path`: a store is written in place
+    /// (``RecordFormat/Entry/isWrittenInPlace``), to a file, not to standard output or through a
+    /// device or pipe.
     public static func checkTarget(_ path: String, format: RecordFormat) throws(FerryError) {
-        guard format == .store else { return }
+        guard format.entry.isWrittenInPlace else { return }
         if path == "-" { throw .usage("a store is written to a file, not to standard output") }
         if Syscall.isSpecialFile(path) { throw .usage("a store is written to a file, not to a device or pipe, found \(path)") }
     }

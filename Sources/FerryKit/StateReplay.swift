@@ -103,7 +103,7 @@ public final class StateReplay {
             if let out = configuration.output {
                 files.output = .init(role: "--out", path: out)
                 let format = try RecordOutput.format(of: out, declared: configuration.format)
-                files.outputIsWrittenInPlace = format == .store
+                files.outputIsWrittenInPlace = format.entry.isWrittenInPlace
                 if out != "-" && format != .archive {
                     files.sideOutputs.append(.init(role: "--out's tokens file", path: ReplayTokens.sidecarPath(for: out)))
                 }
