@@ -7,13 +7,15 @@
 // type, FerryError: a usage error or a data error, with the message a user reads.
 //
 // The modules whose types FerryKit's API speaks in are re-exported, so `import FerryKit` is all a
-// program needs: the record model, the pipeline's transform and statistics, predicates, archives,
-// change logs and the store.
+// program needs: the record model, the pipeline's transform and statistics, predicates, gzip,
+// XML, archives, change logs and the store.
 @_exported import FerryArchive
 @_exported import FerryChangeLog
+@_exported import FerryCompression
 @_exported import FerryIO
 @_exported import FerryNDJSON
 @_exported import FerryPipeline
 @_exported import FerryPredicate
 @_exported import FerryRecords
 @_exported import FerryStore
+@_exported import FerryXML
