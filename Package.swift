@@ -4,16 +4,21 @@
 //
 // Modules point one way, toward the record model:
 //
-//   ferry (executable) → FerryCLI → FerryStore, FerryArchive, FerryChangeLog, FerryXML
-//                                 → FerryNDJSON → FerryPipeline → FerryPredicate, FerryIO, FerryCompression
-//                                                               → FerryRecords → FerryInternals
+//   ferry (executable) → FerryCLI → FerryKit → FerryStore, FerryArchive, FerryChangeLog, FerryXML
+//                                            → FerryNDJSON → FerryPipeline → FerryPredicate, FerryIO, FerryCompression
+//                                                                          → FerryRecords → FerryInternals
 //
 // FerryRecords is the record model and its JSON mapping (the one JSON engine); it does no I/O.
 // FerryPipeline holds record streams, the transform, sort/limit and the run's statistics; every
-// format plugs into it as a source and a writer. FerryInternals (no product, `package` access)
-// holds what several modules need, once: UTF-8 checks, ISO 8601 date math, hex, byte search.
-// System calls live in FerryIO's Syscall; zone identity (ZoneKey) in FerryRecords.
-// FerryTestSupport (Tests/, no product) serves the tests.
+// format plugs into it as a source and a writer. FerryKit is what the commands do, as a library:
+// inputs opened and recognized by path, outputs made, conversion, replay into a state or a store,
+// inspect, diff, verify, query, each with its report's text and JSON and one error type
+// (FerryError); a Swift program imports it alone (it re-exports the modules its API speaks in).
+// FerryCLI parses options into FerryKit's configurations and prints. FerryInternals (no
+// product, `package` access) holds what several modules need, once: UTF-8 checks, ISO 8601 date
+// math, hex, byte search. System calls live in FerryIO's Syscall; zone identity (ZoneKey) in
+// FerryRecords. FerryTestSupport (Tests/, no product) serves the tests; Examples/ holds programs
+// a Swift developer copies, built and run by the tests.
 // FerryStore is the SQLite record store (the system libsqlite3 through CSQLite).
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
@@ -32,6 +37,7 @@ let package = Package(
         .library(name: "FerryArchive", targets: ["FerryArchive"]),
         .library(name: "FerryChangeLog", targets: ["FerryChangeLog"]),
         .library(name: "FerryStore", targets: ["FerryStore"]),
+        .library(name: "FerryKit", targets: ["FerryKit"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
@@ -96,16 +102,26 @@ let package = Package(
             name: "FerryStore",
             dependencies: ["FerryRecords", "FerryPipeline", "FerryPredicate", "FerryChangeLog", "FerryIO", "FerryInternals", "CSQLite"]
         ),
-        // The `ferry` commands.
+        // What the commands do, as a library: open, convert, replay, inspect, diff, verify, query.
         .target(
-            name: "FerryCLI",
+            name: "FerryKit",
             dependencies: [
                 "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryCompression", "FerryPredicate",
                 "FerryXML", "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
+            ]
+        ),
+        // The `ferry` commands: options parsed into FerryKit's configurations, reports printed.
+        .target(
+            name: "FerryCLI",
+            dependencies: [
+                "FerryKit", "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryPredicate",
+                "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
+        // A program a Swift developer copies: saved query responses into a store, queried.
+        .executableTarget(name: "ferry-example-convert-and-query", dependencies: ["FerryKit"], path: "Examples/ConvertAndQuery"),
 
         // Shared by the tests: seeded generators, fixtures, chunked feeding. Not a product;
         // Benchmarks/Sources/FerryHistories links the three generator files in by symlink.
@@ -134,8 +150,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"],
+            dependencies: ["FerryCLI", "FerryKit", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON",
+                           "FerryInternals", "FerryTestSupport"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "FerryKitTests",
+            dependencies: ["FerryKit", "FerryTestSupport", "ferry-example-convert-and-query"]
         ),
     ],
     swiftLanguageModes: [.v6]

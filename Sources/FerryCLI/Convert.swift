@@ -1,13 +1,6 @@
 import ArgumentParser
-import FerryArchive
-import FerryCompression
-import FerryIO
 import FerryInternals
-import FerryNDJSON
-import FerryPipeline
-import FerryPredicate
-import FerryRecords
-import FerryStore
+import FerryKit
 
 /// `ferry convert INPUT... OUTPUT`: read records, filter, project, sort, write.
 struct Convert: ParsableCommand {
@@ -150,13 +143,7 @@ struct Convert: ParsableCommand {
             throw ValidationError("--assets expects a folder, found '\(assets)'")
         }
         try checkThreads(threads, minimum: 1)
-        if let wherePredicate {
-            do {
-                _ = try RecordFilter(parsing: wherePredicate, arguments: try predicateInput.arguments())
-            } catch let error as PredicateError {
-                throw ValidationError("--where: " + error.rendered())
-            }
-        }
+        _ = try filter()
         try checkNumber(maxLineBytes, of: "--max-line-bytes", in: 1...Int.max)
         try checkInputsExist(Array(paths.dropLast()))
         if changesSince != nil {
@@ -169,12 +156,8 @@ struct Convert: ParsableCommand {
                 throw ValidationError("\(flag) does not apply with --changes-since, which writes every change after the token")
             }
         }
-        let output = paths[paths.count - 1]
-        try checkOptionsApply(toOutput: output)
-        try RunFiles(inputs: paths.dropLast().map { .init(role: "INPUT", path: $0) } + (assets.map { [.init(role: "--assets", path: $0)] } ?? []),
-                     output: .init(role: "OUTPUT", path: output),
-                     outputIsWrittenInPlace: changesSince == nil && (try outputFormat(of: output, declared: to)) == .store,
-                     sideOutputs: rejects.map { [.init(role: "--rejects", path: $0)] } ?? []).check()
+        try checkOptionsApply(toOutput: paths[paths.count - 1])
+        // The files the run reads and writes are checked by FerryKit as the run starts.
     }
 
     /// Usage error for an option given that would change nothing: one that only some outputs use,
@@ -186,17 +169,11 @@ struct Convert: ParsableCommand {
         if sortMemory != nil && sort == nil { throw ValidationError("--sort-memory needs --sort") }
         _ = try keyList(keys)
         // With --changes-since the output is a change log: NDJSON, gzipped when asked.
-        let format = changesSince == nil ? try outputFormat(of: path, declared: to) : .ndjson
-        let isCompressed = format == .store ? false
-            : format == .archive ? gzip || RecordFormat.archiveIsCompressed(path) : gzip || RecordFormat.impliesGzip(path)
+        let format = changesSince == nil ? try usage { () throws(FerryError) in try RecordOutput.format(of: path, declared: to) } : .ndjson
+        let isCompressed = format.compresses(path, gzip: gzip)
         let found = "found \(path == "-" ? "standard output (-)" : path) ("
             + (changesSince != nil ? "a change log" : isCompressed ? "\(format.rawValue), gzip-compressed" : format.rawValue) + ")"
-        if format == .store && path == "-" {
-            throw ValidationError("a store is written to a file, not to standard output")
-        }
-        if format == .store && Syscall.isSpecialFile(path) {
-            throw ValidationError("a store is written to a file, not to a device or pipe, found \(path)")
-        }
+        try usage { () throws(FerryError) in try RecordOutput.checkTarget(path, format: format) }
         if gzip && format == .store && changesSince == nil {
             throw ValidationError("--gzip needs an output that can be compressed (NDJSON, XML, an archive), \(found): a store is one SQLite file")
         }
@@ -214,149 +191,55 @@ struct Convert: ParsableCommand {
         }
     }
 
+    /// The compiled `--where` predicate, or `nil`; a usage error naming where it does not parse.
+    private func filter() throws -> RecordFilter? {
+        guard let wherePredicate else { return nil }
+        do {
+            return try RecordFilter(parsing: wherePredicate, arguments: try predicateInput.arguments())
+        } catch let error as PredicateError {
+            throw ValidationError("--where: " + error.rendered())
+        }
+    }
+
+    /// The options as FerryKit's configuration of the run.
+    private func configuration() throws -> Conversion.Configuration {
+        Conversion.Configuration(
+            inputs: Array(paths.dropLast()), output: paths[paths.count - 1],
+            reading: .init(format: from, maximumLineBytes: maxLineBytes),
+            writing: .init(format: to, gzip: gzip, level: level ?? 6, threads: threads, database: database ?? "private",
+                           storeMode: mode ?? .insert, busyTimeout: busyTimeout ?? 5),
+            transform: RecordTransform(types: Set(types), zones: Set(zones), filter: try filter(), keys: try keyList(keys).map(Set.init)),
+            sort: sort.flatMap(RecordSortKey.init(parsing:)), sortMemory: sortMemory.flatMap(parseSize) ?? (512 << 20),
+            limit: limit, skipsBadInput: onError == .skip, rejects: rejects, assets: assets, threads: threads, changesSince: changesSince)
+    }
+
     func run() throws {
-        let outputPath = paths[paths.count - 1]
-        if let changesSince {
-            try exportChanges(from: paths[0], since: changesSince, to: outputPath, gzip: gzip, level: level ?? 6, quiet: quiet, json: json)
+        let conversion = Conversion(configuration: try configuration())
+        let outputIsStdout = paths[paths.count - 1] == "-"
+        if changesSince != nil {
+            let export = try conversion.exportChanges()
+            if json { writeSummary(export.json, outputIsStdout: outputIsStdout) } else if !quiet { note(export.line) }
             return
         }
-        let clock = Stopwatch()
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
-        var rejectsFile: OutputFile?
-        var output: RecordOutput?
-        var statistics: RunStatistics
-        var firstUnevaluated: TransformFailure?
-        do {
-            if let rejects { rejectsFile = try OutputFile(path: rejects) }
-            let out = try openRecordOutput(outputPath, options: RecordOutputOptions(
-                format: to, gzip: gzip, level: level ?? 6, threads: threads, database: database ?? "private", storeMode: mode ?? .insert,
-                busyTimeout: busyTimeout ?? 5))
-            output = out
-            if let assets, let archive = out.archive { try archive.archive.addAssets(fromDirectory: assets) }
-            let pipeline = try makePipeline(into: out.writer, rejects: rejectsFile)
-            if progress.isEnabled {
-                pipeline.onProgress = { progress.update(records: $0.recordsIn, bytes: $0.bytesIn, clock: clock) }
-            }
-            let sources = RecordSources(paths: try expandInputs(Array(paths.dropLast()), quiet: quiet),
-                                        options: RecordInputOptions(format: from, policy: pipeline.policy, maximumLineBytes: maxLineBytes),
-                                        transform: pipeline.transform)
-            sources.output = out
-            if !quiet { sources.onNote = { StandardError.write("ferry: \($0)\n") } }
-            while pipeline.wantsMore, let source = try sources.next() {
-                try pipeline.read(source)
-            }
-            // The rejects are written out before the output is committed (a rejects file that
-            // cannot be written fails the run with no output), and committed after it.
-            try rejectsFile?.flush()
-            statistics = try pipeline.finish()
-            firstUnevaluated = pipeline.firstTransformFailure
-            out.markFinished()
-            try rejectsFile?.commit()
-        } catch {
-            output?.abandon()
-            rejectsFile?.abandon()
-            progress.clear()
-            throw dataFailure(error)
+        if !quiet {
+            var warnings = 0
+            let skipped = SkippedInputNotes()
+            conversion.onNote = { progress.clear(); note($0) }
+            conversion.onWarning = { warnings += 1; if warnings <= 10 { note($0) } }
+            conversion.onReject = { if let text = skipped.note(for: $0) { note(text) } }
         }
+        if progress.isEnabled {
+            let clock = Stopwatch()
+            conversion.onProgress = { progress.update(records: $0.recordsIn, bytes: $0.bytesIn, clock: clock) }
+        }
+        defer { progress.clear() }
+        let statistics = try conversion.run()
         progress.clear()
-        statistics.seconds = clock.seconds
-        if statistics.recordsIn == 0 && statistics.zoneListings > 0 && statistics.rejected == 0 {
-            // The warnings said which responses list zones; nothing else was read.
-            if !quiet { StandardError.write("ferry: no records: the inputs hold only zones (see `ferry inspect`)\n") }
-        }
-        if let firstUnevaluated, !quiet {
-            let n = statistics.transformFailures
-            StandardError.write("ferry: \(Plural.count(n, "record")) the predicate could not be evaluated on did not match; "
-                                + "the first: \(firstUnevaluated)\n")
-        }
-        report(statistics, outputIsStdout: outputPath == "-")
-    }
-
-    /// The pipeline of this run: type, zone, --where and --keys as its transform, --sort and
-    /// --limit, the error policy, and warnings on stderr.
-    private func makePipeline(into writer: any RecordWriter, rejects: OutputFile?) throws -> RecordPipeline {
-        let filter = try wherePredicate.map { try RecordFilter(parsing: $0, arguments: try predicateInput.arguments()) }
-        let transform = RecordTransform(types: Set(types), zones: Set(zones), filter: filter,
-                                        keys: try keyList(keys).map(Set.init))
-        let budget = sortMemory.flatMap(parseSize) ?? (512 << 20)
-        let sorter = sort.flatMap(RecordSortKey.init(parsing:)).map { RecordSorter(key: $0, memoryBudget: budget) }
-        let pipeline = RecordPipeline(writer: writer, transform: transform,
-                                      policy: onError == .skip ? .skip(rejects: rejects) : .fail,
-                                      threads: threads ?? Processors.available, buffer: sorter, limit: limit)
-        pipeline.onReject = skippedInputReporter(quiet: quiet)
-        let quiet = self.quiet
-        var warnings = 0
-        pipeline.onWarning = { message in
-            warnings += 1
-            if !quiet && warnings <= 10 { StandardError.write("ferry: \(message)\n") }
-        }
-        return pipeline
-    }
-
-    private func report(_ stats: RunStatistics, outputIsStdout: Bool) {
         if json {
-            writeSummary(stats.json, outputIsStdout: outputIsStdout)
+            writeSummary(statistics.json, outputIsStdout: outputIsStdout)
         } else if !quiet {
-            StandardError.write("ferry: " + stats.line + "\n")
+            note(statistics.line)
         }
-    }
-}
-
-/// What `--on-error skip` reports of each skipped input: `ferry: skipped: ERROR` on stderr, at
-/// most ten per input file, then one line saying more were not shown; nothing when `quiet`.
-func skippedInputReporter(quiet: Bool) -> (any Error) -> Void {
-    var shown: [String: Int] = [:]
-    return { error in
-        guard !quiet else { return }
-        let source = (error as? RecordFormatError)?.source ?? ""
-        let count = shown[source, default: 0] + 1
-        shown[source] = count
-        if count <= 10 {
-            StandardError.write("ferry: skipped: \(error)\n")
-        } else if count == 11 {
-            StandardError.write("ferry: more skipped inputs in \(source) not shown\n")
-        }
-    }
-}
-
-/// Prints a command's `--json` summary line: on stdout, or on stderr when the command's output
-/// goes to stdout (`-`), so that the output stays what it is.
-func writeSummary(_ json: String, outputIsStdout: Bool) {
-    if outputIsStdout { StandardError.write(json + "\n") } else { print(json) }
-}
-
-/// Expands folders into the files under them (`FileSystem.listFiles`: subfolders depth-first, by
-/// name), saying on stderr, unless `quiet`, how many entries each folder passed over (hidden
-/// entries, SQLite sidecar files, links to folders of the tree, FIFOs and devices).
-func expandInputs(_ inputs: [String], quiet: Bool) throws -> [String] {
-    var result: [String] = []
-    for input in inputs {
-        if input != "-" && FileSystem.isDirectory(input) {
-            let listing: FolderListing
-            do {
-                listing = try FileSystem.listFiles(in: input)
-            } catch let error as FerryIOError {
-                throw CommandFailure(message: error.description)
-            }
-            result.append(contentsOf: listing.files)
-            if !quiet && !listing.skipped.isEmpty {
-                let count = listing.skipped.count
-                let shown = listing.skipped.prefix(3).joined(separator: ", ") + (count > 3 ? ", …" : "")
-                StandardError.write("ferry: \(input): skipped \(count) \(count == 1 ? "entry" : "entries") (hidden, SQLite "
-                                    + "sidecar files, links to folders of the tree, neither file nor folder): \(shown)\n")
-            }
-        } else {
-            result.append(input)
-        }
-    }
-    return result
-}
-
-extension String {
-    var trimmed: String {
-        var s = Substring(self)
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return String(s)
     }
 }

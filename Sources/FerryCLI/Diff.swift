@@ -1,8 +1,5 @@
 import ArgumentParser
-import FerryChangeLog
-import FerryIO
-import FerryInternals
-import FerryRecords
+import FerryKit
 
 /// `ferry diff A B`: which records two states or exports do not share, and which changed.
 struct Diff: ParsableCommand {
@@ -60,84 +57,23 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
+        let comparison = Comparison(configuration: .init(a: a, b: b, maximumLineBytes: maxLineBytes))
+        if !quiet && !json { comparison.onNote = note }
         let diff: StateDiff
         do {
-            let options = RecordInputOptions(maximumLineBytes: maxLineBytes)
-            diff = try StateDiff(comparing: try openRecordReader(a, options: options, quiet: quiet || json),
-                                 with: try openRecordReader(b, options: options, quiet: quiet || json))
+            diff = try comparison.run()
         } catch {
-            var failure = dataFailure(error)
-            if var command = failure as? CommandFailure {
-                command.exitCode = 2
-                failure = command
-            }
-            throw failure
+            // diff exits as diff(1) does: 2 for trouble.
+            guard error.kind == .data else { throw error }
+            throw CommandFailure(message: error.message, exitCode: 2)
         }
         if quiet {
             // Nothing, not even with --json: only the exit code tells.
         } else if json {
-            print(Self.json(diff))
+            print(Comparison.json(diff))
         } else {
-            print(Self.text(diff), terminator: "")
+            print(Comparison.text(diff), terminator: "")
         }
         if !diff.isIdentical { throw CommandFailure(message: "", exitCode: 1) }
-    }
-
-    /// `[database/]zone (owner)/name [type]`; the database when the input tells databases apart.
-    private static func describe(_ database: String?, _ zone: ZoneID, _ name: String, _ type: String?) -> String {
-        visible((database.map { $0 + "/" } ?? "") + zone.zoneName + (zone.ownerRecordName.map { " (\($0))" } ?? "") + "/" + name
-            + (type.map { " [\($0)]" } ?? ""))
-    }
-
-    static func text(_ diff: StateDiff) -> String {
-        var text = ""
-        for entry in diff.onlyInA { text += "only in A: \(describe(entry.database, entry.zoneID, entry.recordName, entry.recordType))\n" }
-        for entry in diff.onlyInB { text += "only in B: \(describe(entry.database, entry.zoneID, entry.recordName, entry.recordType))\n" }
-        for change in diff.changed {
-            var parts: [String] = []
-            if !change.fields.isEmpty { parts.append("fields " + change.fields.map(visible).joined(separator: ", ")) }
-            if !change.keys.isEmpty { parts.append("keys " + change.keys.map(visible).joined(separator: ", ")) }
-            text += "changed: \(describe(change.database, change.zoneID, change.recordName, change.recordType)): \(parts.joined(separator: "; "))\n"
-        }
-        text += "\(diff.isIdentical ? "identical" : "different"): A has \(Plural.count(diff.countA, "record")), B \(diff.countB); "
-            + "\(diff.identicalCount) identical, \(diff.onlyInA.count) only in A, \(diff.onlyInB.count) only in B, \(diff.changed.count) changed\n"
-        return text
-    }
-
-    static func json(_ diff: StateDiff) -> String {
-        func zoneJSON(_ zone: ZoneID) -> JSONValue {
-            var out = JSONOutput(capacity: 128)
-            RecordJSON.encode(zone, into: &out)
-            return (try? RecordJSON.parseValue(out.bytes)) ?? .null
-        }
-        func entry(_ database: String?, _ zone: ZoneID, _ name: String, _ type: String?) -> JSONObject {
-            var object: JSONObject = [:]
-            if let database { object.append(key: "database", value: .string(database)) }
-            object.append(key: "zoneID", value: zoneJSON(zone))
-            object.append(key: "recordName", value: .string(name))
-            if let type { object.append(key: "recordType", value: .string(type)) }
-            return object
-        }
-        let changed: [JSONValue] = diff.changed.map { change in
-            var object = entry(change.database, change.zoneID, change.recordName, change.recordType)
-            object.append(key: "fields", value: .array(change.fields.map(JSONValue.string)))
-            object.append(key: "keys", value: .array(change.keys.map(JSONValue.string)))
-            return .object(object)
-        }
-        let root: JSONObject = [
-            "identical": .bool(diff.isIdentical),
-            "counts": .object([
-                "a": .number(JSONNumber(Int64(diff.countA))), "b": .number(JSONNumber(Int64(diff.countB))),
-                "identical": .number(JSONNumber(Int64(diff.identicalCount))),
-                "onlyInA": .number(JSONNumber(Int64(diff.onlyInA.count))), "onlyInB": .number(JSONNumber(Int64(diff.onlyInB.count))),
-                "changed": .number(JSONNumber(Int64(diff.changed.count))),
-            ]),
-            "onlyInA": .array(diff.onlyInA.map { .object(entry($0.database, $0.zoneID, $0.recordName, $0.recordType)) }),
-            "onlyInB": .array(diff.onlyInB.map { .object(entry($0.database, $0.zoneID, $0.recordName, $0.recordType)) }),
-            "changed": .array(changed),
-        ]
-        var out = JSONOutput()
-        out.appendValue(.object(root))
-        return String(decoding: out.bytes, as: UTF8.self)
     }
 }

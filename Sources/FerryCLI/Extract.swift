@@ -1,8 +1,5 @@
 import ArgumentParser
-import FerryArchive
-import FerryIO
-import FerryInternals
-import FerryRecords
+import FerryKit
 
 /// `ferry extract ARCHIVE DIRECTORY`: writes an archive's members out, safely.
 struct Extract: ParsableCommand {
@@ -53,27 +50,13 @@ struct Extract: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let reader = try ArchiveReader(source: try openInputFile(archive, declared: .archive), configuration: try limits.configuration())
-            let written = try reader.extract(to: directory)
-            if quiet {
-                // Nothing on success, not even with --json.
-            } else if json {
-                var object: JSONObject = ["archive": .string(archive), "directory": .string(directory),
-                                          "members": .number(JSONNumber(Int64(written))),
-                                          "manifest": .bool(reader.manifestPlacement != .notRead)]
-                if reader.manifestPlacement != .notRead {
-                }
-                object.append(key: "records", value: .number(JSONNumber(Int64(reader.recordCount))))
-                print(render(.object(object)))
-            } else {
-                let checked = reader.manifestPlacement == .notRead
-                    ? "no manifest: nothing vouches for them beyond an intact archive"
-                    : "\(Plural.count(reader.recordCount, "record")), every member checked against the manifest"
-                StandardError.write("ferry: extracted \(Plural.count(written, "member")) (\(checked)) into \(directory)\n")
-            }
-        } catch {
-            throw dataFailure(error)
+        let summary = try Extraction(archive: archive, directory: directory, configuration: try limits.configuration()).run()
+        if quiet {
+            // Nothing on success, not even with --json.
+        } else if json {
+            print(summary.json)
+        } else {
+            note(summary.line)
         }
     }
 }

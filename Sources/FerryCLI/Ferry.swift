@@ -1,17 +1,11 @@
 import ArgumentParser
 import FerryIO
 import FerryInternals
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FerryKit
 
 /// The `ferry` command: moves CloudKit-shaped records between formats.
 public struct Ferry: ParsableCommand {
+    /// The command's name, help and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "ferry",
         abstract: "Move CloudKit-shaped records between formats and stores.",
@@ -39,6 +33,7 @@ public struct Ferry: ParsableCommand {
                       Replay.self, Diff.self, Query.self, Fetch.self, Index.self]
     )
 
+    /// The root command (argument-parser makes it while parsing).
     public init() {}
 
     /// Runs the command line: parses `arguments`, runs the command, and exits with Ferry's codes
@@ -52,17 +47,17 @@ public struct Ferry: ParsableCommand {
             // path name another file.
             StandardError.write("ferry: argument \(problem.index): \(problem.message) at byte \(problem.offset + 1) "
                                 + "(Ferry reads paths, predicates and values as UTF-8)\n")
-            Glibc_exit(2)
+            Syscall.exit(2)
         }
-        Glibc_exit(execute(arguments))
+        Syscall.exit(execute(arguments))
     }
 
     /// The first command-line argument whose bytes are not UTF-8, with what is wrong and where.
     static func nonUTF8Argument() -> (index: Int, offset: Int, message: String)? {
-        for index in stride(from: 1, to: Int(CommandLine.argc), by: 1) {
-            guard let argument = CommandLine.unsafeArgv[index] else { continue }
-            let count = strlen(argument)
-            let found = argument.withMemoryRebound(to: UInt8.self, capacity: count) { UTF8Check.firstProblem($0, from: 0, to: count) }
+        for (index, argument) in Syscall.commandLineArgumentBytes().enumerated().dropFirst() {
+            let found = argument.withUnsafeBufferPointer { bytes in
+                bytes.baseAddress.flatMap { UTF8Check.firstProblem($0, from: 0, to: bytes.count) }
+            }
             if let found { return (index, found.offset, found.problem.message) }
         }
         return nil
@@ -117,8 +112,15 @@ public struct Ferry: ParsableCommand {
                 // from its validate() does.
                 StandardError.write(usageMessage(error, for: type(of: command)) + "\n")
                 return 2
+            } catch let error as FerryError where error.kind == .usage {
+                // FerryKit's usage errors (files that clash, a format it cannot tell) likewise.
+                StandardError.write(usageMessage(ValidationError(error.message), for: type(of: command)) + "\n")
+                return 2
             }
             return 0
+        } catch let failure as FerryError {
+            StandardError.write("ferry: " + failure.message + "\n")
+            return failure.exitCode
         } catch let failure as CommandFailure {
             if !failure.message.isEmpty {
                 StandardError.write("ferry: " + failure.message + "\n")
@@ -159,12 +161,9 @@ private func commandWords(of command: any ParsableCommand.Type, under parent: an
     return nil
 }
 
-/// Ferry's version.
-public enum FerryVersion {
-    public static let current = "0.1.0"
-}
-
-/// A failure that ends a command with a message and an exit code (1 for data errors).
+/// A failure that ends a command with a message and an exit code (1 for data errors) which
+/// FerryKit does not raise: a failed check (`diff`, `verify`, `validate`), a predicate that does
+/// not parse. FerryKit's own errors (``FerryError``) are mapped where the command runs.
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var exitCode: Int32 = 1
@@ -176,14 +175,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 enum StandardError {
     static func write(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc_write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        text.withUTF8 { _ = Syscall.writeAll(2, UnsafeRawBufferPointer($0)) }
     }
 
     static var isTerminal: Bool { FileSystem.isTerminal(2) }
@@ -195,15 +187,6 @@ enum StandardOutput {
     /// returns its description.
     static func flush() -> String? {
         let error = Syscall.flushStandardOutput()
-        return error == 0 ? nil : String(cString: strerror(error))
+        return error == 0 ? nil : Syscall.errorDescription(error)
     }
-}
-
-@inline(__always)
-private func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, pointer, count)
-}
-
-private func Glibc_exit(_ code: Int32) -> Never {
-    exit(code)
 }

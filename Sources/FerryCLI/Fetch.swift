@@ -1,8 +1,5 @@
 import ArgumentParser
-import FerryIO
-import FerryInternals
-import FerryRecords
-import FerryStore
+import FerryKit
 
 /// `ferry fetch STORE NAME…`: records by name, as CKFetchRecordsOperation gives them.
 struct Fetch: ParsableCommand {
@@ -50,44 +47,11 @@ struct Fetch: ParsableCommand {
     }
 
     func run() throws {
-        let result: RecordStore.FetchResult
-        do {
-            let store = try RecordStore(path: store)
-            result = try store.fetch(names: names, zone: zone, database: database,
-                                     desiredKeys: try keyList(keys))
-            let output = try OutputFile(path: "-")
-            if response {
-                var out = JSONOutput()
-                out.append("{\"records\":[")
-                var first = true
-                var found = result.recordsJSON.makeIterator()
-                let missing = Set(result.missing)
-                for name in names {
-                    if !first { out.append(UInt8(ascii: ",")) }
-                    first = false
-                    if missing.contains(name) {
-                        out.append("{\"recordName\":")
-                        out.appendString(name)
-                        out.append(",\"reason\":\"Record not found\",\"serverErrorCode\":\"NOT_FOUND\"}")
-                    } else if let json = found.next() {
-                        json.withUnsafeBytes { out.append($0) }
-                    }
-                }
-                out.append("]}\n")
-                try output.write(out.bytes)
-            } else {
-                for json in result.recordsJSON {
-                    try json.withUnsafeBytes { try output.write($0) }
-                    try output.write("\n")
-                }
-            }
-            try output.commit()
-        } catch {
-            throw dataFailure(error)
-        }
-        if !response && !result.missing.isEmpty {
-            for name in result.missing { StandardError.write("ferry: not found: \(name)\n") }
-            throw CommandFailure(message: "\(result.missing.count) of \(Plural.count(names.count, "record")) not found")
-        }
+        let lookup = try StoreQueries(path: store).writeLookup(
+            names: names, zone: zone, database: database, desiredKeys: try keyList(keys), as: response ? .response : .ndjson, to: "-")
+        // A response lists what is missing as NOT_FOUND entries; NDJSON cannot, so it fails.
+        guard !response, let failure = lookup.failure else { return }
+        for name in lookup.missing { note("not found: \(name)") }
+        throw CommandFailure(message: failure)
     }
 }

@@ -1,8 +1,5 @@
 import ArgumentParser
-import FerryIO
-import FerryPredicate
-import FerryRecords
-import FerryStore
+import FerryKit
 
 /// `ferry index STORE --schema app.ckdb`: SQLite indexes for the schema's QUERYABLE and SORTABLE fields.
 struct Index: ParsableCommand {
@@ -48,37 +45,10 @@ struct Index: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let indexes: [RecordStore.FieldIndex]
-            if let schema {
-                let text = String(decoding: try InputFile(path: schema).readAll(limit: 64 << 20), as: UTF8.self)
-                let parsed: CloudKitSchema
-                do {
-                    parsed = try CloudKitSchema(parsing: text)
-                } catch {
-                    throw CommandFailure(message: "\(schema): \(error.rendered())")
-                }
-                let store = try RecordStore(path: store, access: .readWrite, configuration: .init(busyTimeout: busyTimeout, cacheMiB: 256))
-                indexes = try store.makeIndexes(for: parsed)
-            } else {
-                indexes = try RecordStore(path: store).fieldIndexes()
-            }
-            if json { return print(Self.json(indexes)) }
-            if quiet && schema != nil { return }
-            var rows = [["INDEX", "TYPE", "FIELD", "KIND", "EXPRESSION"]]
-            rows += indexes.map { [$0.name, $0.recordType, $0.fieldName, $0.kind, $0.expression] }
-            print(indexes.isEmpty ? "no indexes" : table(rows).joined(separator: "\n"))
-        } catch {
-            throw dataFailure(error)
-        }
-    }
-
-    /// The indexes as a JSON array of objects (name, recordType, fieldName, kind, expression).
-    static func json(_ indexes: [RecordStore.FieldIndex]) -> String {
-        let values = indexes.map { index -> JSONValue in
-            .object(["name": .string(index.name), "recordType": .string(index.recordType), "fieldName": .string(index.fieldName),
-                     "kind": .string(index.kind), "expression": .string(index.expression)])
-        }
-        return render(.array(values))
+        let indexes = try schema.map { schema throws(FerryError) in try StoreIndexes.make(store: store, schema: schema, busyTimeout: busyTimeout) }
+            ?? StoreIndexes.list(store: store)
+        if json { return print(StoreIndexes.json(indexes)) }
+        if quiet && schema != nil { return }
+        print(StoreIndexes.text(indexes))
     }
 }

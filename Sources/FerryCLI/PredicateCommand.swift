@@ -1,8 +1,6 @@
 import ArgumentParser
-import FerryIO
 import FerryInternals
-import FerryPredicate
-import FerryRecords
+import FerryKit
 
 /// `ferry predicate …`: NSPredicate format strings checked, printed, evaluated and translated.
 struct PredicateCommand: ParsableCommand {
@@ -153,7 +151,7 @@ extension PredicateCommand {
                     }
                     if result["ok"] != .bool(true) { failures += 1 }
                     result.members.insert(.init(key: "line", value: .number(JSONNumber(Int64(index + 1)))), at: 0)
-                    if !quiet { print(render(.object(result))) }
+                    if !quiet { print(JSONValue.object(result).compactText) }
                 }
                 if failures > 0 { throw CommandFailure(message: "", exitCode: 1) }
                 return
@@ -161,7 +159,7 @@ extension PredicateCommand {
             let result = check(predicate!, arguments: arguments, schema: parsedSchema)
             if quiet {
             } else if json {
-                print(render(.object(result)))
+                print(JSONValue.object(result).compactText)
             } else if let canonical = result["canonical"]?.stringValue {
                 print(canonical)
             }
@@ -346,7 +344,7 @@ extension PredicateCommand {
                 throw CommandFailure(message: "", exitCode: 1)
             }
             do {
-                print(render(try parsed.cloudKitFilterBy()))
+                print(try parsed.cloudKitFilterBy().compactText)
             } catch {
                 throw CommandFailure(message: error.rendered(), exitCode: 1)
             }
@@ -427,7 +425,7 @@ extension PredicateCommand {
             for query in queries {
                 if json {
                     do {
-                        lines.append(render(try query.cloudKitFilterBy()))
+                        lines.append(try query.cloudKitFilterBy().compactText)
                     } catch {
                         throw CommandFailure(message: "\(query.predicateFormat): \(error.message)", exitCode: 1)
                     }
@@ -449,11 +447,4 @@ extension PredicateCommand {
 func findingJSON(rule: String, message: String, line: Int, column: Int) -> JSONValue {
     .object(["rule": .string(rule), "message": .string(message),
              "line": .number(JSONNumber(Int64(line))), "column": .number(JSONNumber(Int64(column)))])
-}
-
-/// Compact JSON text.
-func render(_ value: JSONValue) -> String {
-    var out = JSONOutput()
-    out.appendValue(value)
-    return String(decoding: out.bytes, as: UTF8.self)
 }

@@ -1,21 +1,5 @@
-import FerryIO
+import FerryKit
 import FerryPipeline
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Wall-clock time since creation.
-struct Stopwatch {
-    private let start = Stopwatch.now()
-
-    static func now() -> Double { Syscall.monotonicSeconds() }
-
-    var seconds: Double { Stopwatch.now() - start }
-}
 
 /// Progress on stderr, only when stderr is a terminal, at most a few times a second.
 final class Progress {
@@ -56,6 +40,37 @@ final class Progress {
 
     func clear() {
         if shown { write("\r\u{1B}[K") }
+        shown = false
+    }
+}
+
+/// Progress of a replay on stderr (only on a terminal), at most a few times a second.
+final class ReplayProgress {
+    private let enabled: Bool
+    private let clock: Stopwatch
+    private var last = 0.0
+    private var shown = false
+
+    init(enabled: Bool, clock: Stopwatch) {
+        self.enabled = enabled
+        self.clock = clock
+    }
+
+    /// Whether progress is shown at all.
+    var isEnabled: Bool { enabled }
+
+    func update(events: Int, bytes: Int) {
+        guard enabled else { return }
+        let now = clock.seconds
+        guard now - last >= 0.25 else { return }
+        last = now
+        shown = true
+        StandardError.write("\r\u{1B}[K\(events) events, \(format(Double(bytes) / 1e6, 1)) MB, "
+                            + "\(format(Double(events) / max(now, 1e-9), 0)) events/s")
+    }
+
+    func clear() {
+        if shown { StandardError.write("\r\u{1B}[K") }
         shown = false
     }
 }

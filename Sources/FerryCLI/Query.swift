@@ -1,9 +1,5 @@
 import ArgumentParser
-import FerryIO
-import FerryInternals
-import FerryPredicate
-import FerryRecords
-import FerryStore
+import FerryKit
 
 /// `ferry query STORE --type T …`: one page of a store's records, as CKQueryOperation gives it.
 struct Query: ParsableCommand {
@@ -107,77 +103,18 @@ struct Query: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let store = try RecordStore(path: store)
-            let query = StoreQuery(
-                recordTypes: types, zoneNames: zones, database: database,
-                predicate: try wherePredicate.map { try RecordPredicate(parsing: $0, arguments: try predicateInput.arguments()) },
-                sortKeys: sort.compactMap(StoreSortKey.init(parsing:)),
-                desiredKeys: try keyList(keys),
-                limit: limit, cursor: cursor)
-            if explain {
-                print(Self.text(of: try store.explain(query)), terminator: "")
-                return
-            }
-            let output = try OutputFile(path: "-")
-            var count = 0
-            if response { try output.write("{\"records\":[") }
-            let (next, failures) = try store.forEachMatch(query) { json in
-                if response && count > 0 { try output.write(",") }
-                try output.write(json)
-                if !response { try output.write("\n") }
-                count += 1
-                return true
-            }
-            if response {
-                var tail = JSONOutput(capacity: 256)
-                tail.append("]")
-                if let next {
-                    tail.append(",\"continuationMarker\":")
-                    tail.appendString(next)
-                }
-                tail.append("}\n")
-                try output.write(tail.bytes)
-            }
-            try output.commit()
-            if json {
-                guard !quiet else { return }
-                let object: JSONObject = ["records": .number(JSONNumber(Int64(count))), "cursor": next.map(JSONValue.string) ?? .null,
-                                          "unevaluated": .number(JSONNumber(Int64(failures)))]
-                return StandardError.write(render(.object(object)) + "\n")
-            }
-            if failures > 0 && !quiet {
-                StandardError.write("ferry: \(Plural.count(failures, "record")) could not be evaluated (they do not match)\n")
-            }
-            if !quiet && !response {
-                StandardError.write("ferry: \(Plural.count(count, "record"))" + (next.map { "; next page: --cursor \($0)" } ?? "") + "\n")
-            }
-        } catch {
-            throw dataFailure(error)
+        let queries = try StoreQueries(path: store)
+        let query = StoreQuery(
+            recordTypes: types, zoneNames: zones, database: database,
+            predicate: try wherePredicate.map { try RecordPredicate(parsing: $0, arguments: try predicateInput.arguments()) },
+            sortKeys: sort.compactMap(StoreSortKey.init(parsing:)), desiredKeys: try keyList(keys), limit: limit, cursor: cursor)
+        if explain { return print(try queries.explain(query), terminator: "") }
+        let page = try queries.writePage(query, as: response ? .response : .ndjson, to: "-")
+        if json {
+            if !quiet { StandardError.write(page.json + "\n") }
+            return
         }
-    }
-
-    static func text(of explanation: StoreQueryExplanation) -> String {
-        var lines = ["SQL:", "  " + explanation.sql]
-        if !explanation.parameters.isEmpty { lines.append("  parameters: " + explanation.parameters.joined(separator: ", ")) }
-        lines.append("SQLite's plan:")
-        lines += explanation.plan.map { "  " + $0 }
-        lines.append("Pushed into SQL:")
-        lines += explanation.pushedDown.isEmpty ? ["  (nothing)"] : explanation.pushedDown.map { "  " + $0 }
-        lines.append("Evaluated in Swift on the rows SQL returns:")
-        if explanation.usesCompiledFilter {
-            lines += explanation.evaluatedInSwift.map { "  " + $0 }
-            lines.append("  (the compiled filter runs on the whole predicate for each candidate)")
-        } else {
-            lines.append("  (nothing: the SQL condition is exact)")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-}
-
-extension OutputFile {
-    func write(_ text: String) throws {
-        var text = text
-        try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+        if !quiet, let unevaluated = page.unevaluatedNote { note(unevaluated) }
+        if !quiet && !response { note(page.line) }
     }
 }

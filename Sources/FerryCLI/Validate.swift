@@ -1,9 +1,5 @@
 import ArgumentParser
-import FerryCompression
-import FerryIO
-import FerryInternals
-import FerryRecords
-import FerryXML
+import FerryKit
 
 /// `ferry validate FILE...`: checks XML files against Ferry's XML Schema.
 struct Validate: ParsableCommand {
@@ -54,64 +50,19 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
-        let validator: XMLSchemaValidator
-        do {
-            validator = try XMLSchemaValidator(configuration: .init(maximumViolations: maxViolations))
-        } catch {
-            throw CommandFailure(message: error.description)
-        }
-        var results: [JSONValue] = []
-        var invalid = 0
-        var total = 0
+        let validation = try SchemaValidation(maximumViolations: maxViolations)
+        var results: [SchemaValidationResult] = []
         let paths = FileReadahead(files)
         while let path = paths.next() {
-            var entry = JSONObject()
-            entry.append(key: "path", value: .string(path))
-            do {
-                let source = try Compression.openInput(try InputFile(path: path))
-                let report = try validator.validate(source)
-                if !quiet {
-                    for violation in report.violations { StandardError.write("\(violation)\n") }
-                    if report.omittedCount > 0 {
-                        StandardError.write("\(path): \(report.omittedCount) more violations not shown (--max-violations)\n")
-                    }
-                }
-                total += report.violations.count + report.omittedCount
-                if !report.isValid { invalid += 1 }
-                entry.append(key: "valid", value: .bool(report.isValid))
-                entry.append(key: "elements", value: .number(JSONNumber(Int64(report.elementCount))))
-                entry.append(key: "violations", value: .array(report.violations.map(Self.json)))
-                entry.append(key: "omitted", value: .number(JSONNumber(Int64(report.omittedCount))))
-            } catch {
-                // The file could not be read at all (I/O, gzip): a data error for this file.
-                invalid += 1
-                let message = String(describing: error)
-                if !quiet { StandardError.write("ferry: \(message)\n") }
-                entry.append(key: "valid", value: .bool(false))
-                entry.append(key: "error", value: .string(message))
+            let result = validation.validate(path)
+            if !quiet {
+                for diagnostic in result.diagnostics { StandardError.write(diagnostic + "\n") }
+                if let error = result.error { note(error) }
             }
-            results.append(.object(entry))
+            results.append(result)
         }
-        if json {
-            var out = JSONOutput()
-            out.appendValue(.object([
-                "valid": .bool(invalid == 0),
-                "files": .array(results),
-            ]))
-            print(String(decoding: out.bytes, as: UTF8.self))
-        }
-        if !quiet {
-            StandardError.write("ferry: \(Plural.count(files.count, "file")), \(invalid) invalid, \(Plural.count(total, "violation"))\n")
-        }
-        if invalid > 0 { throw CommandFailure(message: "", exitCode: 1) }
-    }
-
-    static func json(_ violation: XMLSchemaValidator.Violation) -> JSONValue {
-        var object = JSONObject()
-        object.append(key: "line", value: .number(JSONNumber(Int64(violation.line))))
-        object.append(key: "column", value: violation.column.map { .number(JSONNumber(Int64($0))) } ?? .null)
-        object.append(key: "code", value: .string(violation.code.rawValue))
-        object.append(key: "message", value: .string(violation.message))
-        return .object(object)
+        if json { print(SchemaValidation.json(results)) }
+        if !quiet { note(SchemaValidation.summaryLine(results)) }
+        if results.contains(where: { !$0.isValid }) { throw CommandFailure(message: "", exitCode: 1) }
     }
 }

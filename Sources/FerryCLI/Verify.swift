@@ -1,9 +1,5 @@
 import ArgumentParser
-import FerryArchive
-import FerryIO
-import FerryInternals
-import FerryRecords
-import FerryStore
+import FerryKit
 
 /// `ferry verify ARCHIVE...`: checks every member of an archive against its manifest.
 struct Verify: ParsableCommand {
@@ -66,84 +62,17 @@ struct Verify: ParsableCommand {
     }
 
     func run() throws {
-        var failed: CommandFailure?
+        let verification = Verification(configuration: .init(archive: try limits.configuration(), requiresManifest: !allowMissingManifest,
+                                                             deep: deep))
+        var failed = false
         for path in archives {
-            let kind = path == "-" ? .notSQLite : StoreFile.kind(at: path)
-            if kind == .store {
-                if let failure = verifyStore(path) { failed = failure }
-                continue
-            }
-            do {
-                if case .otherSQLite = kind { throw CommandFailure(message: "\(path): " + StoreFile.notAStoreMessage(kind)) }
-                let verifier = ArchiveVerifier(configuration: try limits.configuration(),
-                                               requiresManifest: !allowMissingManifest)
-                let input = try openInputFile(path, declared: nil, expecting: "an archive or a store")
-                // A store read as a stream (standard input, gzip) is not an archive with a bad header.
-                if case .store = StoreFile.kind(ofPrefix: try input.peek(100)) { throw storeOnStream(path) }
-                let report = try verifier.verify(input)
-                if quiet {
-                    // Nothing on success, not even with --json.
-                } else if json {
-                    print(Self.json(path: path, ok: true, members: report.memberCount, records: report.recordCount, error: nil))
-                } else {
-                    print("\(path): ok — \(report.summary)")
-                }
-            } catch {
-                let message = String(describing: error)
-                if json {
-                    print(Self.json(path: path, ok: false, members: nil, records: nil, error: error))
-                }
-                StandardError.write("ferry: \(message)\n")
-                failed = CommandFailure(message: "")
-            }
+            let result = verification.verify(path)
+            // Nothing on success with --quiet, not even with --json.
+            if json, !(quiet && result.isSuccess), let text = result.json { print(text) }
+            if !json, !quiet, let line = result.line { print(line) }
+            for problem in result.problems { note(problem) }
+            failed = failed || !result.isSuccess
         }
-        if let failed { throw failed }
-    }
-
-    /// Checks a store; prints the result; returns a failure when it is not intact.
-    private func verifyStore(_ path: String) -> CommandFailure? {
-        do {
-            let result = try RecordStore(path: path).verify(deep: deep)
-            if json && !(quiet && result.isIntact) {
-                var object: JSONObject = ["store": .string(path), "ok": .bool(result.isIntact),
-                                          "records": .number(JSONNumber(Int64(result.recordCount))),
-                                          "zones": .number(JSONNumber(Int64(result.zoneCount))),
-                                          "journal": .number(JSONNumber(Int64(result.journalCount))),
-                                          "token": .string(result.token.description)]
-                object.append(key: "problems", value: .array(result.problems.map(JSONValue.string)))
-                var out = JSONOutput(capacity: 512)
-                out.appendValue(.object(object))
-                print(String(decoding: out.bytes, as: UTF8.self))
-            }
-            if result.isIntact {
-                if !json && !quiet {
-                    print("\(path): ok — \(Plural.count(result.recordCount, "record")) in \(Plural.count(result.zoneCount, "zone")), \(Plural.count(result.journalCount, "journal entry", plural: "journal entries")) "
-                          + "up to \(result.token); SQLite's integrity check and Ferry's invariants hold")
-                }
-                return nil
-            }
-            for problem in result.problems { StandardError.write("ferry: \(path): \(problem)\n") }
-            return CommandFailure(message: "")
-        } catch {
-            StandardError.write("ferry: \(error)\n")
-            return CommandFailure(message: "")
-        }
-    }
-
-    private static func json(path: String, ok: Bool, members: Int?, records: Int?, error: (any Error)?) -> String {
-        var object: JSONObject = ["archive": .string(path), "ok": .bool(ok)]
-        if let members { object.append(key: "members", value: .number(JSONNumber(Int64(members)))) }
-        if let records { object.append(key: "records", value: .number(JSONNumber(Int64(records)))) }
-        if let failure = error as? ArchiveError {
-            object.append(key: "code", value: .string(failure.code.rawValue))
-            if let member = failure.member { object.append(key: "member", value: .string(member)) }
-            if let offset = failure.offset { object.append(key: "offset", value: .number(JSONNumber(Int64(offset)))) }
-            object.append(key: "message", value: .string(failure.description))
-        } else if let error {
-            object.append(key: "message", value: .string(String(describing: error)))
-        }
-        var out = JSONOutput(capacity: 512)
-        out.appendValue(.object(object))
-        return String(decoding: out.bytes, as: UTF8.self)
+        if failed { throw CommandFailure(message: "") }
     }
 }

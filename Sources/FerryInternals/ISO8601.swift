@@ -3,8 +3,8 @@
 ///
 /// - ``format(milliseconds:into:)-(_,inout Text)``: `2021-12-04T08:18:12.474Z` into 24 bytes on the
 ///   stack, for years 0001–9999 only (the XML writer's `date` attributes, a hot path).
-/// - ``format(milliseconds:)`` and ``parse(_:)``: the same text for any year, the year zero-padded
-///   to four digits, and back (archive manifests).
+/// - ``format(milliseconds:)`` and ``parse(_:)``: the same text for any year (years 0–999
+///   zero-padded to four digits), and back for years 0000–9999 (archive manifests, `ferry inspect`).
 /// - ``seconds(parsing:)``: a lenient reading of dates and times with zones (predicate arguments).
 package enum ISO8601 {
     /// 24 bytes on the stack for one date.
@@ -115,7 +115,9 @@ package enum ISO8601 {
 
     // MARK: Any year
 
-    /// `YYYY-MM-DDTHH:MM:SS.sssZ` for milliseconds since 1970, any year (zero-padded to four digits).
+    /// `YYYY-MM-DDTHH:MM:SS.sssZ` for milliseconds since 1970 (proleptic Gregorian, UTC), any
+    /// year: years 0–999 are zero-padded to four digits, others written as they are (`-1`,
+    /// `12345`). Archive manifests and `ferry inspect` write dates with it.
     package static func format(milliseconds: Int64) -> String {
         let (day, ms) = split(milliseconds: milliseconds)
         let (year, month, dayOfMonth) = civil(fromDays: day)
@@ -123,7 +125,8 @@ package enum ISO8601 {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(ms / 3_600_000, 2)):"
+        let yearText = (0..<1000).contains(year) ? pad(year, 4) : String(year)
+        return "\(yearText)-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(ms / 3_600_000, 2)):"
             + "\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2)).\(pad(ms % 1000, 3))Z"
     }
 

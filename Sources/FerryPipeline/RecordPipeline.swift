@@ -1,5 +1,4 @@
 import FerryIO
-import FerryInternals
 import FerryRecords
 
 /// Ferry's one record pipeline: sources → transform → (sort) → (limit) → a writer, with the run's
@@ -26,8 +25,9 @@ public final class RecordPipeline {
     public let threads: Int
     /// Called for every input skipped under `.skip` (sources pass it to their readers).
     public var onReject: ((any Error) -> Void)?
-    /// Called with what else is worth telling: responses that hold no records.
-    public var onWarning: ((String) -> Void)?
+    /// Called for each response read that lists zones and holds no records (`zones/list`,
+    /// `changes/database`…): nothing to convert, but worth telling.
+    public var onZoneListing: ((ZoneListing) -> Void)?
     /// Called now and then with the statistics so far (when set; sources check ``wantsProgress``).
     public var onProgress: ((RunStatistics) -> Void)?
 
@@ -122,14 +122,11 @@ public final class RecordPipeline {
         if let onProgress { onProgress(statistics) }
     }
 
-    /// Notes a response that lists zones and holds no records (`zones/list`, `changes/database`…).
+    /// Notes a response that lists zones and holds no records (`zones/list`, `changes/database`…):
+    /// counts it and hands it to ``onZoneListing``.
     public func noteZoneListing(_ listing: ZoneListing) {
         counts.zoneListings += 1
-        let zones = listing.response.entries.count
-        // A `zones/lookup` or `zones/modify` answer has the shape of a `zones/list` one.
-        let shape = listing.shape == "zones/list" ? "zones/list, zones/lookup or zones/modify" : listing.shape
-        onWarning?("\(listing.source):\(listing.line): a \(shape) response (\(Plural.count(zones, "zone"))) "
-                   + "holds no records; `ferry inspect` describes its zones")
+        onZoneListing?(listing)
     }
 
     /// Whether anyone listens to progress (sources may skip counting often when not).

@@ -2,6 +2,7 @@
 @testable import FerryArchive
 import FerryCompression
 import FerryIO
+import FerryKit
 import FerryRecords
 import FerryTestSupport
 import Foundation
@@ -51,7 +52,7 @@ struct ArchiveCommandTests {
         #expect(Ferry.execute(["convert", dir + "/store.tar.gz", dir + "/back.ndjson", "--quiet"]) == 0)
         var expected: [Record] = []
         for file in sampleFiles {
-            let reader = try openRecordReader(file, options: RecordInputOptions())
+            let reader = try InputRecognizer().openReader(file)
             while let record = try reader.next() { expected.append(record) }
         }
         #expect(sorted(try records(at: dir + "/back.ndjson")) == sorted(expected))
@@ -236,7 +237,7 @@ struct ArchiveCommandTests {
         let (_, listing, _) = try runShell("tar tzf '\(archive)'")
         var expected: [Record] = []
         for member in listing.split(separator: "\n") where !member.hasSuffix("/") && !member.hasSuffix(".txt") {
-            let reader = try openRecordReader(dir + "/" + member, options: RecordInputOptions())
+            let reader = try InputRecognizer().openReader(dir + "/" + member)
             while let record = try reader.next() { expected.append(record) }
         }
         #expect(expected.count == 19)

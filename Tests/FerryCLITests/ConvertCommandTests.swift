@@ -1,5 +1,7 @@
 @testable import FerryCLI
+import FerryInternals
 import FerryIO
+import FerryKit
 import FerryNDJSON
 import FerryRecords
 import FerryTestSupport
@@ -275,9 +277,9 @@ struct InspectCommandTests {
         #expect(summary.created == 1_700_000_000_000...1_700_000_300_000)
         let json = try JSONValue(parsing: summary.json)
         #expect(json["records"] == .number(JSONNumber(Int64(5))))
-        #expect(isoDate(0) == "1970-01-01T00:00:00.000Z")
-        #expect(isoDate(1_700_000_000_123) == "2023-11-14T22:13:20.123Z")
-        #expect(isoDate(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(ISO8601.format(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(ISO8601.format(milliseconds: 1_700_000_000_123) == "2023-11-14T22:13:20.123Z")
+        #expect(ISO8601.format(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
     }
 
     @Test("Inspect exits 0 on samples and 1 on bad input")

@@ -2,6 +2,7 @@
 @testable import FerryChangeLog
 @testable import FerryCLI
 import FerryIO
+import FerryKit
 import FerryNDJSON
 import FerryRecords
 import FerryTestSupport
@@ -26,7 +27,7 @@ private func canonicalJSON(_ records: [Record]) -> [String] {
 
 /// The records of any file Ferry reads (NDJSON, gzip, archive), canonical.
 private func stateRecords(_ path: String) throws -> [String] {
-    let reader = try openRecordReader(path, options: RecordInputOptions())
+    let reader = try InputRecognizer().openReader(path)
     var records: [Record] = []
     while let record = try reader.next() { records.append(record) }
     return canonicalJSON(records)

@@ -258,6 +258,30 @@ package enum Syscall {
         }
     }
 
+    /// The bytes of each command-line argument of the process, `argv[0]` first (`strlen` of each
+    /// of `CommandLine.unsafeArgv`, copied out): as given, before Swift repairs what is not UTF-8.
+    package static func commandLineArgumentBytes() -> [[UInt8]] {
+        (0..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return [] }
+            let count = strlen(argument)
+            return argument.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        }
+    }
+
+    /// The system's description of an `errno` (`strerror`, copied out).
+    package static func errorDescription(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Ends the process with `code` (`exit`: C's buffers flushed, `atexit` handlers run).
+    package static func exit(_ code: Int32) -> Never {
+        #if canImport(Darwin)
+        Darwin.exit(code)
+        #else
+        Glibc.exit(code)
+        #endif
+    }
+
     /// Flushes what `print` wrote to standard output (C's `stdout`); 0, or the `errno` of a write
     /// that failed, now or earlier (the failure is then cleared).
     package static func flushStandardOutput() -> Int32 {

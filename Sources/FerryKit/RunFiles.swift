@@ -1,9 +1,9 @@
-import ArgumentParser
 import FerryIO
 
-/// The files one run of a command reads and writes, each with the argument or option that names
-/// it, checked before any output is opened: every command that writes more than its standard
-/// output describes its files here and calls ``check()`` from its `validate()`.
+/// The files one run reads and writes, each with the argument or option that names it, checked
+/// before any output is opened: every run that writes more than standard output (a conversion,
+/// a replay) describes its files here and calls ``check()`` first, so that no run overwrites
+/// its own input.
 ///
 /// A side output (`--rejects`, `--report`, `--log`, a tokens file beside the state) or a store
 /// written in place (`--into`) must name a file of its own: it is renamed into place, or written
@@ -12,30 +12,46 @@ import FerryIO
 /// written in place. Files are compared by device and inode when they exist, else by their
 /// resolved absolute path; an input folder stands for the files in it. Standard output (`-`)
 /// takes one output at most.
-struct RunFiles {
+public struct RunFiles {
     /// A path and what names it on the command line (`OUTPUT`, `--rejects`).
-    struct Named {
-        var role: String
-        var path: String
+    public struct Named: Sendable, Equatable {
+        /// What names it (`OUTPUT`, `--rejects`), for messages.
+        public var role: String
+        /// The path.
+        public var path: String
+
+        /// The file at `path`, named by `role`.
+        public init(role: String, path: String) {
+            self.role = role
+            self.path = path
+        }
     }
 
     /// What the run reads (`-` is standard input, which clashes with no file).
-    var inputs: [Named] = []
+    public var inputs: [Named]
     /// The main output (`-` is standard output).
-    var output: Named?
+    public var output: Named?
     /// Whether the main output is written in place (a store), not renamed over its path at the
     /// end: it may then not be an input either.
-    var outputIsWrittenInPlace = false
+    public var outputIsWrittenInPlace: Bool
     /// Outputs beside the main one, and stores written in place.
-    var sideOutputs: [Named] = []
+    public var sideOutputs: [Named]
 
-    /// Usage error (exit 2) naming both options when two outputs are one file, when a side output
-    /// is an input, or when more than one output is standard output.
-    func check() throws {
+    /// The files of a run.
+    public init(inputs: [Named] = [], output: Named? = nil, outputIsWrittenInPlace: Bool = false, sideOutputs: [Named] = []) {
+        self.inputs = inputs
+        self.output = output
+        self.outputIsWrittenInPlace = outputIsWrittenInPlace
+        self.sideOutputs = sideOutputs
+    }
+
+    /// Usage error naming both options when two outputs are one file, when a side output is an
+    /// input, or when more than one output is standard output.
+    public func check() throws(FerryError) {
         let outputs = (output.map { [$0] } ?? []) + sideOutputs
         let stdout = outputs.filter { $0.path == "-" }
         if stdout.count > 1 {
-            throw ValidationError("\(stdout[0].role) and \(stdout[1].role) both write to standard output (-): "
+            throw .usage("\(stdout[0].role) and \(stdout[1].role) both write to standard output (-): "
                                   + "give all but one of them a file")
         }
         // A device or pipe (`/dev/null`) is written through, never replaced: it clashes with nothing.
@@ -58,9 +74,9 @@ struct RunFiles {
         }
     }
 
-    private func clash(_ first: Named, _ second: Named, _ consequence: String) -> ValidationError {
+    private func clash(_ first: Named, _ second: Named, _ consequence: String) -> FerryError {
         let paths = first.path == second.path ? first.path : "\(first.path) and \(second.path)"
-        return ValidationError("\(first.role) and \(second.role) name the same file (\(paths)): \(consequence); "
+        return .usage("\(first.role) and \(second.role) name the same file (\(paths)): \(consequence); "
                                + "give \(second.role) a file of its own")
     }
 
