@@ -48,14 +48,14 @@ struct EventDecoder {
     /// The zone of the latest `records/changes` page, for later pages that name none.
     var lastPageZone: ZoneID?
     /// Whether a page of this decoder's set ``lastPageZone`` (rather than whoever set it before).
-    fileprivate var pageZoneIsOwn = false
+    private var pageZoneIsOwn = false
     /// Whether a page that names no zone took the zone of a page this decoder did not read
     /// (``lastPageZone`` as it was given): decoding in parallel, such input is decoded again
     /// once the earlier pages are known.
-    fileprivate(set) var usedGivenPageZone = false
+    private(set) var usedGivenPageZone = false
 
-    /// What the members of a document said, as its walk found them (``DocumentWalk``).
-    fileprivate struct Members {
+    /// What the members of a document said, as its walk found them.
+    private struct Members {
         var event: JSONStringToken?
         var zoneID: ZoneID?
         var recordName: String?
@@ -171,14 +171,54 @@ struct EventDecoder {
         var s = JSONScanner(text, maximumDepth: maximumDepth)
         s.position = start
         try s.beginObject("a change event or a CloudKit change response (an object)")
+        var m = Members()
         let mark = scanner.scratch.mark
         defer { scanner.scratch.forget(from: mark) }
         // The members, walked as a response's (``ResponseWalker``): an event's are among them.
-        var m = try withUnsafeMutablePointer(to: &self) { (decoder) throws(RecordFormatError) -> Members in
-            var walk = DocumentWalk(decoder: decoder, text: text, out: out, mark: mark)
-            var first = true
-            _ = try ResponseWalker.walkMembers(&s, first: &first, &walk)
-            return walk.members
+        var members = ResponseWalker.Members()
+        while let (member, key) = try members.next(&s, recordingIn: &scanner.scratch, from: mark) {
+            if s.current == UInt8(ascii: "n") {
+                try s.skipValue(scratch: &scanner.scratch)
+                continue
+            }
+            switch member {
+            case .zoneID?: m.zoneID = try scanner.readZone(&s, in: text)
+            case .recordName?: m.recordName = try s.readString(for: "recordName")
+            case .recordType?: m.recordType = try s.readString(for: "recordType")
+            case .syncToken?: m.syncToken = try s.readString(for: "syncToken")
+            case .metaSyncToken?: m.metaSyncToken = try s.readString(for: "metaSyncToken")
+            case .moreComing?: m.moreComing = try s.readBool(for: "moreComing")
+            case .records?:
+                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
+                m.records = s
+                try s.skipValueStructure() // validated when its entries are read below
+            case .zones?:
+                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"zones\"") }
+                // Read in place, as a `changes/zone` response; a listing's meaning is settled
+                // once its token is seen (below).
+                m.zonesMark = out.count
+                try emitZones(&s, text, into: out, listingPatches: &m.listingPatches, listingOnly: &m.listingOnly)
+            case nil where s.equals(key, "event"):
+                guard s.current == UInt8(ascii: "\"") else { throw s.unexpected("a string for \"event\"") }
+                m.event = try s.readStringToken()
+            case nil where s.equals(key, "record"):
+                m.hasRecord = true
+                if tokensOnly {
+                    try s.skipValueStructure()
+                } else {
+                    m.record = try scanner.scan(&s, in: text, insertingZone: defaultZone)
+                    m.recordZoneIndex = scanner.lastZoneIndex
+                }
+            default:
+                if m.otherKeys.count < 6 { m.otherKeys.append(try s.string(key)) }
+                if member == .serverErrorCode && s.current == UInt8(ascii: "\"") {
+                    m.serverError.code = try s.readString(for: "serverErrorCode")
+                } else if member == .reason && s.current == UInt8(ascii: "\"") {
+                    m.serverError.reason = try s.readString(for: "reason")
+                } else {
+                    try s.skipValue(scratch: &scanner.scratch)
+                }
+            }
         }
         let end = s.position
 
@@ -289,7 +329,7 @@ struct EventDecoder {
 
     /// Emits a scanned record: a save, a delete, or an error entry; `zone` for records naming none.
     /// `zoneIndex` is the scanner's ``RecordScanner/lastZoneIndex`` for the record, when known.
-    fileprivate mutating func emit(_ record: ScannedRecord, zone: ZoneID, zoneIndex: Int? = nil, into out: EventBuffer) {
+    private mutating func emit(_ record: ScannedRecord, zone: ZoneID, zoneIndex: Int? = nil, into out: EventBuffer) {
         switch record {
         case .saved(let blob, let zoneID):
             guard let zoneIndex, let zoneID else {
@@ -319,26 +359,36 @@ struct EventDecoder {
     /// Emits the saves and deletes of a `records` array; returns the zone they belong to: `zone`
     /// when given, else the first record's, else the previous page's, else the configured default.
     /// Records that name no zone get that zone.
-    fileprivate mutating func emitRecords(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, zone given: ZoneID?,
-                                          into out: EventBuffer) throws(RecordFormatError) -> ZoneID? {
-        let zone = try withUnsafeMutablePointer(to: &self) { (decoder) throws(RecordFormatError) -> ZoneID? in
-            var walk = RecordEntriesWalk(decoder: decoder, text: text, out: out, zone: given)
-            _ = try ResponseWalker.walkRecordEntries(&s, &walk)
-            return walk.zone
+    private mutating func emitRecords(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, zone given: ZoneID?,
+                                      into out: EventBuffer) throws(RecordFormatError) -> ZoneID? {
+        var zone = given
+        var entries = try ResponseWalker.RecordEntries(&s)
+        while try entries.next(&s) {
+            if tokensOnly {
+                if zone == nil { zone = try scanZoneOnly(&s, text) } else { try s.skipValueStructure() }
+                continue
+            }
+            if zone == nil && !pageZoneIsOwn { usedGivenPageZone = true }
+            let fallback = zone ?? lastPageZone ?? defaultZone
+            let record = try scanner.scan(&s, in: text, insertingZone: fallback)
+            if zone == nil {
+                switch record {
+                case .saved(_, let zoneID), .deleted(_, let zoneID, _), .error(_, let zoneID, _, _): zone = zoneID
+                }
+            }
+            emit(record, zone: fallback ?? .default, zoneIndex: scanner.lastZoneIndex, into: out)
         }
         if zone == nil && !pageZoneIsOwn { usedGivenPageZone = true }
         return zone ?? lastPageZone ?? defaultZone
     }
 
     /// The zone a record entry names, its other members only walked over (tokens only).
-    fileprivate mutating func scanZoneOnly(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID? {
+    private mutating func scanZoneOnly(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID? {
         try s.beginObject("a record object")
         var zone: ZoneID?
-        var first = true
-        while try s.nextMember(&first) {
-            let key = try s.readKey()
-            s.skipWhitespace()
-            if key.cloudKitKey == .zoneID && s.current == UInt8(ascii: "{") {
+        var members = ResponseWalker.Members()
+        while let (member, _) = try members.next(&s) {
+            if member == .zoneID && s.current == UInt8(ascii: "{") {
                 zone = try scanner.readZone(&s, in: text)
             } else {
                 try s.skipValueStructure()
@@ -346,226 +396,81 @@ struct EventDecoder {
         }
         return zone
     }
-}
 
-// MARK: Walks
-
-/// The walk of a document's members (``ResponseWalker/walkMembers(_:first:_:)``): an event's
-/// (`event`, `record`, `recordName`, `recordType`, `zoneID`, `syncToken`, `moreComing`) and a
-/// response's (`records`, `zones`, tokens, a failed request's `serverErrorCode` and `reason`).
-/// A `zones` array is read in place; a `records` array once the page's zone is known.
-///
-/// It reaches the decoder through a pointer that lives while the decoder's walk does.
-private struct DocumentWalk: ResponseVisitor {
-    let decoder: UnsafeMutablePointer<EventDecoder>
-    let text: UnsafeRawBufferPointer
-    let out: EventBuffer
-    /// Where the document's keys start in the decoder's scratch.
-    let mark: Int
-    var members = EventDecoder.Members()
-
-    init(decoder: UnsafeMutablePointer<EventDecoder>, text: UnsafeRawBufferPointer, out: EventBuffer, mark: Int) {
-        self.decoder = decoder
-        self.text = text
-        self.out = out
-        self.mark = mark
-    }
-
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> JSONStringToken {
-        try s.readKey(recordingIn: &decoder.pointee.scanner.scratch, from: mark)
-    }
-
-    mutating func visitMember(_ member: CloudKitKey?, key: JSONStringToken, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        if s.current == UInt8(ascii: "n") {
-            try s.skipValue(scratch: &decoder.pointee.scanner.scratch)
-            return true
-        }
-        switch member {
-        case .zoneID?: members.zoneID = try decoder.pointee.scanner.readZone(&s, in: text)
-        case .recordName?: members.recordName = try s.readString(for: "recordName")
-        case .recordType?: members.recordType = try s.readString(for: "recordType")
-        case .syncToken?: members.syncToken = try s.readString(for: "syncToken")
-        case .metaSyncToken?: members.metaSyncToken = try s.readString(for: "metaSyncToken")
-        case .moreComing?: members.moreComing = try s.readBool(for: "moreComing")
-        case .records?:
-            guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
-            members.records = s
-            try s.skipValueStructure() // validated when its entries are read
-        case .zones?:
-            guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"zones\"") }
-            // Read in place, as a `changes/zone` response; a listing's meaning is settled
-            // once its token is seen (by the decoder).
-            members.zonesMark = out.count
-            var entries = ZoneEntriesWalk(decoder: decoder, text: text, out: out, documentMark: mark)
-            swap(&entries.listingPatches, &members.listingPatches)
-            swap(&entries.listingOnly, &members.listingOnly)
-            defer {
-                swap(&entries.listingPatches, &members.listingPatches)
-                swap(&entries.listingOnly, &members.listingOnly)
+    /// The entries of a `zones` array: zones with their record changes (`changes/zone`), or zone
+    /// changes (a listing: `changes/database`, `zones/changes`, whose meaning the document's
+    /// token settles), or a zone's error entry.
+    private mutating func emitZones(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, into out: EventBuffer,
+                                    listingPatches: inout [(index: Int, event: RawEvent)],
+                                    listingOnly: inout [Int]) throws(RecordFormatError) {
+        var entries = try ResponseWalker.ZoneEntries(&s)
+        while try entries.next(&s) != nil {
+            let mark = scanner.scratch.mark
+            defer { scanner.scratch.forget(from: mark) }
+            var zoneID: ZoneID?
+            var syncToken: String?
+            var moreComing = false
+            var hasMoreComing = false
+            var records: JSONScanner?
+            /// Where the events of records read in place start.
+            var recordsMark: Int?
+            var isDeleted = false
+            var isPurged = false
+            var errorCode: String?
+            var reason: String?
+            var members = ResponseWalker.Members()
+            while let (member, _) = try members.next(&s, recordingIn: &scanner.scratch, from: mark) {
+                if s.current == UInt8(ascii: "n") {
+                    try s.skipValue(scratch: &scanner.scratch)
+                    continue
+                }
+                switch member {
+                case .zoneID?: zoneID = try scanner.readZone(&s, in: text)
+                case .syncToken?: syncToken = try s.readString(for: "syncToken")
+                case .moreComing?:
+                    moreComing = try s.readBool(for: "moreComing")
+                    hasMoreComing = true
+                case .records?:
+                    guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
+                    if let zoneID {
+                        // The zone is known (CloudKit gives it first): the records are read in place.
+                        recordsMark = out.count
+                        _ = try emitRecords(&s, text, zone: zoneID, into: out)
+                    } else {
+                        records = s
+                        try s.skipValueStructure()
+                    }
+                case .deleted?: isDeleted = try s.readBool(for: "deleted")
+                case .purged?: isPurged = try s.readBool(for: "purged")
+                case .serverErrorCode?: errorCode = try s.readString(for: "serverErrorCode")
+                case .reason?: reason = try s.readString(for: "reason")
+                default: try s.skipValue(scratch: &scanner.scratch)
+                }
             }
-            _ = try ResponseWalker.walkZoneEntries(&s, &entries)
-        case nil where s.equals(key, "event"):
-            guard s.current == UInt8(ascii: "\"") else { throw s.unexpected("a string for \"event\"") }
-            members.event = try s.readStringToken()
-        case nil where s.equals(key, "record"):
-            members.hasRecord = true
-            if decoder.pointee.tokensOnly {
-                try s.skipValueStructure()
+            if let errorCode {
+                if let recordsMark { out.truncate(to: recordsMark) }
+                out.append(.serverError(zoneID: zoneID, recordName: nil, code: errorCode, reason: reason))
+                continue
+            }
+            guard let zoneID else { throw s.error(.missingKey, "expected key \"zoneID\" in a zone entry, found none") }
+            if recordsMark != nil || records != nil {
+                if var records { _ = try emitRecords(&records, text, zone: zoneID, into: out) }
+                if let syncToken { out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing))) }
+                continue
+            }
+            // A zone change of a listing with a database token (`changes/database`). An entry with
+            // a token and `moreComing` but no records is a `changes/zone` page that changed
+            // nothing: a checkpoint, unless the response turns out to be a listing after all. Any
+            // other entry (`zones/list`, `zones/lookup`, `zones/modify`: zones, not changes) means
+            // nothing without a database token.
+            let change: RawEvent = isPurged ? .zonePurged(zoneID) : isDeleted ? .zoneDeleted(zoneID) : .zoneSaved(zoneID)
+            if let syncToken, hasMoreComing {
+                listingPatches.append((out.count, change))
+                out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing)))
             } else {
-                members.record = try decoder.pointee.scanner.scan(&s, in: text, insertingZone: decoder.pointee.defaultZone)
-                members.recordZoneIndex = decoder.pointee.scanner.lastZoneIndex
-            }
-        default:
-            if members.otherKeys.count < 6 { members.otherKeys.append(try s.string(key)) }
-            if member == .serverErrorCode && s.current == UInt8(ascii: "\"") {
-                members.serverError.code = try s.readString(for: "serverErrorCode")
-            } else if member == .reason && s.current == UInt8(ascii: "\"") {
-                members.serverError.reason = try s.readString(for: "reason")
-            } else {
-                try s.skipValue(scratch: &decoder.pointee.scanner.scratch)
+                listingOnly.append(out.count)
+                out.append(change)
             }
         }
-        return true
-    }
-}
-
-/// The walk of a `zones` array: each zone with its record changes (`changes/zone`), or a zone
-/// change (`changes/database`, `zones/changes`, whose meaning the document's token settles), or
-/// a zone's error entry.
-private struct ZoneEntriesWalk: ZoneEntryVisitor {
-    let decoder: UnsafeMutablePointer<EventDecoder>
-    let text: UnsafeRawBufferPointer
-    let out: EventBuffer
-    /// Where the document's keys start in the decoder's scratch, and the entry's.
-    let documentMark: Int
-    private var mark = 0
-    /// See ``EventDecoder/Members/listingPatches`` (the document's, moved in while walked).
-    var listingPatches: [(index: Int, event: RawEvent)] = []
-    /// See ``EventDecoder/Members/listingOnly``.
-    var listingOnly: [Int] = []
-    // The entry being read.
-    private var zoneID: ZoneID?
-    private var syncToken: String?
-    private var moreComing = false
-    private var hasMoreComing = false
-    private var records: JSONScanner?
-    /// Where the events of records read in place start.
-    private var recordsMark: Int?
-    private var isDeleted = false
-    private var isPurged = false
-    private var errorCode: String?
-    private var reason: String?
-
-    init(decoder: UnsafeMutablePointer<EventDecoder>, text: UnsafeRawBufferPointer, out: EventBuffer, documentMark: Int) {
-        self.decoder = decoder
-        self.text = text
-        self.out = out
-        self.documentMark = documentMark
-    }
-
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> JSONStringToken {
-        try s.readKey(recordingIn: &decoder.pointee.scanner.scratch, from: mark)
-    }
-
-    mutating func beginZoneEntry(at start: Int) {
-        mark = decoder.pointee.scanner.scratch.mark
-        zoneID = nil
-        syncToken = nil
-        moreComing = false
-        hasMoreComing = false
-        records = nil
-        recordsMark = nil
-        isDeleted = false
-        isPurged = false
-        errorCode = nil
-        reason = nil
-    }
-
-    mutating func visitZoneEntryMember(_ member: CloudKitKey?, key: JSONStringToken, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        if s.current == UInt8(ascii: "n") {
-            try s.skipValue(scratch: &decoder.pointee.scanner.scratch)
-            return true
-        }
-        switch member {
-        case .zoneID?: zoneID = try decoder.pointee.scanner.readZone(&s, in: text)
-        case .syncToken?: syncToken = try s.readString(for: "syncToken")
-        case .moreComing?:
-            moreComing = try s.readBool(for: "moreComing")
-            hasMoreComing = true
-        case .records?:
-            guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
-            if let zoneID {
-                // The zone is known (CloudKit gives it first): the records are read in place.
-                recordsMark = out.count
-                _ = try decoder.pointee.emitRecords(&s, text, zone: zoneID, into: out)
-            } else {
-                records = s
-                try s.skipValueStructure()
-            }
-        case .deleted?: isDeleted = try s.readBool(for: "deleted")
-        case .purged?: isPurged = try s.readBool(for: "purged")
-        case .serverErrorCode?: errorCode = try s.readString(for: "serverErrorCode")
-        case .reason?: reason = try s.readString(for: "reason")
-        default: try s.skipValue(scratch: &decoder.pointee.scanner.scratch)
-        }
-        return true
-    }
-
-    mutating func endZoneEntry(_ range: Range<Int>, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        decoder.pointee.scanner.scratch.forget(from: mark)
-        mark = documentMark
-        if let errorCode {
-            if let recordsMark { out.truncate(to: recordsMark) }
-            out.append(.serverError(zoneID: zoneID, recordName: nil, code: errorCode, reason: reason))
-            return true
-        }
-        guard let zoneID else { throw s.error(.missingKey, "expected key \"zoneID\" in a zone entry, found none") }
-        if recordsMark != nil || records != nil {
-            if var records { _ = try decoder.pointee.emitRecords(&records, text, zone: zoneID, into: out) }
-            if let syncToken { out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing))) }
-            return true
-        }
-        // A zone change of a listing with a database token (`changes/database`). An entry with
-        // a token and `moreComing` but no records is a `changes/zone` page that changed
-        // nothing: a checkpoint, unless the response turns out to be a listing after all. Any
-        // other entry (`zones/list`, `zones/lookup`, `zones/modify`: zones, not changes) means
-        // nothing without a database token.
-        let change: RawEvent = isPurged ? .zonePurged(zoneID) : isDeleted ? .zoneDeleted(zoneID) : .zoneSaved(zoneID)
-        if let syncToken, hasMoreComing {
-            listingPatches.append((out.count, change))
-            out.append(.checkpoint(.init(zoneID: zoneID, syncToken: syncToken, moreComing: moreComing)))
-        } else {
-            listingOnly.append(out.count)
-            out.append(change)
-        }
-        return true
-    }
-}
-
-/// The walk of a `records` array: each entry scanned into a save, a delete or an error event;
-/// the zone of the records is the one given, else the first record's.
-private struct RecordEntriesWalk: RecordEntryVisitor {
-    let decoder: UnsafeMutablePointer<EventDecoder>
-    let text: UnsafeRawBufferPointer
-    let out: EventBuffer
-    /// The zone of the records so far.
-    var zone: ZoneID?
-
-    mutating func visitRecordEntry(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        let d = decoder
-        if d.pointee.tokensOnly {
-            if zone == nil { zone = try d.pointee.scanZoneOnly(&s, text) } else { try s.skipValueStructure() }
-            return true
-        }
-        if zone == nil && !d.pointee.pageZoneIsOwn { d.pointee.usedGivenPageZone = true }
-        let fallback = zone ?? d.pointee.lastPageZone ?? d.pointee.defaultZone
-        let record = try d.pointee.scanner.scan(&s, in: text, insertingZone: fallback)
-        if zone == nil {
-            switch record {
-            case .saved(_, let zoneID), .deleted(_, let zoneID, _), .error(_, let zoneID, _, _): zone = zoneID
-            }
-        }
-        d.pointee.emit(record, zone: fallback ?? .default, zoneIndex: d.pointee.scanner.lastZoneIndex, into: out)
-        return true
     }
 }

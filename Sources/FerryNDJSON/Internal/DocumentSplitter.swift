@@ -61,154 +61,115 @@ enum DocumentSplitter {
         var cutter = ResponseCutter(text: text, runBytes: runBytes, validatingDepth: validatingDepth)
         do throws(RecordFormatError) {
             try s.beginObject()
-            var first = true
-            guard try ResponseWalker.walkMembers(&s, first: &first, &cutter), cutter.sawRecords else { return nil }
-            return cutter.runs
+            return try cutter.cut(&s) ? cutter.runs : nil
         } catch {
             return nil
         }
     }
 }
 
-/// The visitor of a response being cut (``ResponseWalker``): its `records`, or the records of
-/// each of its `zones` entries, collected in runs; the rest checked in full (it is decoded
-/// nowhere else). It stops the walk at anything not to cut: a record member (the object is a
-/// record with a member named `records`), both `records` and `zones` (the decoder reads such a
-/// document as its `records`), a zone entry with an error or without a zone or records.
-private struct ResponseCutter: ResponseVisitor, ZoneEntryVisitor {
+/// Cuts one response, walked with ``ResponseWalker``: its `records`, or the records of each of
+/// its `zones` entries, collected in runs; the rest checked in full (it is decoded nowhere else).
+private struct ResponseCutter {
     let text: UnsafeRawBufferPointer
     let runBytes: Int
     let validatingDepth: Int?
     /// The runs cut so far, in order.
     var runs: [DocumentSplitter.Run] = []
-    var sawRecords = false
-    private var sawZones = false
     /// The keys of the open objects (the response's, a zone entry's), for duplicate checks.
     private var scratch = JSONKeyScratch()
-    /// Where the keys of the object being read start in ``scratch``; the response's.
-    private var mark = 0
-    private var responseMark = 0
-    /// The zone entry being read: its zone, and its `records` array (read once the entry ends).
-    private var zone: ZoneID?
-    private var records: JSONScanner?
 
     init(text: UnsafeRawBufferPointer, runBytes: Int, validatingDepth: Int?) {
         self.text = text
         self.runBytes = runBytes
         self.validatingDepth = validatingDepth
-        responseMark = scratch.mark
-        mark = responseMark
     }
 
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> JSONStringToken {
-        try s.readKey(recordingIn: &scratch, from: mark)
+    /// Cuts the response whose `{` the scanner consumed; `false` when it is not one to cut: a
+    /// record (with a member named `records`), both `records` and `zones` (the decoder reads such
+    /// a document as its `records`), a zone entry with an error or without a zone or records, or
+    /// neither array.
+    mutating func cut(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        let mark = scratch.mark
+        var sawRecords = false, sawZones = false
+        var members = ResponseWalker.Members()
+        while let (member, _) = try members.next(&s, recordingIn: &scratch, from: mark) {
+            switch member {
+            case .records? where s.current == UInt8(ascii: "["):
+                guard !sawZones else { return false }
+                try collect(&s, zone: nil)
+                sawRecords = true
+            case .zones? where s.current == UInt8(ascii: "["):
+                guard !sawRecords, try cutZones(&s) else { return false }
+                sawRecords = true
+                sawZones = true
+            case let member? where member.isRecordMember:
+                return false // a record with a member named `records`: read whole
+            default:
+                try s.skipValue(scratch: &scratch)
+            }
+        }
+        return sawRecords
     }
 
-    mutating func visitMember(_ member: CloudKitKey?, key: JSONStringToken, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        switch member {
-        case .records? where s.current == UInt8(ascii: "["):
-            guard !sawZones else { return false }
-            try collect(&s, zone: nil)
-            sawRecords = true
-        case .zones? where s.current == UInt8(ascii: "["):
-            guard !sawRecords else { return false }
-            guard try ResponseWalker.walkZoneEntries(&s, &self) else { return false }
-            sawRecords = true
-            sawZones = true
-        case let member? where member.isRecordMember:
-            return false // a record with a member named `records`: read whole
-        default:
-            try s.skipValue(scratch: &scratch)
+    /// The entries of a `zones` array: `false` unless every entry has a zone and records, and no
+    /// error.
+    private mutating func cutZones(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        var entries = try ResponseWalker.ZoneEntries(&s)
+        while try entries.next(&s) != nil {
+            let mark = scratch.mark
+            defer { scratch.forget(from: mark) }
+            var zone: ZoneID?
+            var records: JSONScanner?
+            var members = ResponseWalker.Members()
+            while let (member, _) = try members.next(&s, recordingIn: &scratch, from: mark) {
+                switch member {
+                case .zoneID? where s.current == UInt8(ascii: "{"):
+                    zone = try s.decodeZoneID()
+                case .records? where s.current == UInt8(ascii: "["):
+                    records = s
+                    try s.skipValueStructure()
+                case .serverErrorCode?:
+                    return false
+                default:
+                    try s.skipValue(scratch: &scratch)
+                }
+            }
+            guard var records, let zone else { return false }
+            try collect(&records, zone: zone)
         }
         return true
     }
 
-    mutating func beginZoneEntry(at start: Int) {
-        mark = scratch.mark
-        zone = nil
-        records = nil
-    }
-
-    mutating func visitZoneEntryMember(_ member: CloudKitKey?, key: JSONStringToken, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        switch member {
-        case .zoneID? where s.current == UInt8(ascii: "{"):
-            zone = try s.decodeZoneID()
-        case .records? where s.current == UInt8(ascii: "["):
-            records = s
-            try s.skipValueStructure()
-        case .serverErrorCode?:
-            return false
-        default:
-            try s.skipValue(scratch: &scratch)
-        }
-        return true
-    }
-
-    mutating func endZoneEntry(_ range: Range<Int>, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        scratch.forget(from: mark)
-        mark = responseMark
-        guard var records, let zone else { return false }
-        try collect(&records, zone: zone)
-        return true
-    }
-
-    /// The records array at the scanner, in runs of about ``runBytes``.
+    /// The entries of the `records` array at the scanner, in runs of about ``runBytes``, each
+    /// skipped structurally or, with a ``validatingDepth``, checked in full (``JSONValidator``).
     private mutating func collect(_ s: inout JSONScanner, zone: ZoneID?) throws(RecordFormatError) {
-        var collector = RunCollector(text: text, zone: zone, runBytes: runBytes, validatingDepth: validatingDepth)
-        swap(&collector.runs, &runs)
-        defer { swap(&collector.runs, &runs) }
-        _ = try ResponseWalker.walkRecordEntries(&s, &collector)
-        collector.finish()
-    }
-}
-
-/// Collects the entries of one `records` array into runs of about `runBytes`, each entry
-/// skipped structurally or, with a `validatingDepth`, checked in full (``JSONValidator``).
-private struct RunCollector: RecordEntryVisitor {
-    let text: UnsafeRawBufferPointer
-    let zone: ZoneID?
-    let runBytes: Int
-    let validatingDepth: Int?
-    /// The runs cut so far (the caller's, moved in).
-    var runs: [DocumentSplitter.Run] = []
-    private var run: DocumentSplitter.Run
-    private var runStart = -1
-
-    init(text: UnsafeRawBufferPointer, zone: ZoneID?, runBytes: Int, validatingDepth: Int?) {
-        self.text = text
-        self.zone = zone
-        self.runBytes = runBytes
-        self.validatingDepth = validatingDepth
-        run = DocumentSplitter.Run(elements: [], zone: zone)
-    }
-
-    mutating func visitRecordEntry(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        let start = s.position
-        if let validatingDepth {
-            // The depth the caller's check allows, and what is left of the document's.
-            let depth = min(validatingDepth, s.maximumDepth - s.nestingDepth)
-            let (check, end) = JSONValidator.checkValue(in: text, from: start, maximumDepth: depth)
-            if check.isWellFormed {
-                s.position = end
+        var run = DocumentSplitter.Run(elements: [], zone: zone)
+        var runStart = -1
+        var entries = try ResponseWalker.RecordEntries(&s)
+        while try entries.next(&s) {
+            let start = s.position
+            if let validatingDepth {
+                // The depth the caller's check allows, and what is left of the document's.
+                let depth = min(validatingDepth, s.maximumDepth - s.nestingDepth)
+                let (check, end) = JSONValidator.checkValue(in: text, from: start, maximumDepth: depth)
+                if check.isWellFormed {
+                    s.position = end
+                } else {
+                    try s.skipValueStructure()
+                }
+                run.checks.append(check)
             } else {
                 try s.skipValueStructure()
             }
-            run.checks.append(check)
-        } else {
-            try s.skipValueStructure()
+            if runStart < 0 { runStart = start }
+            run.elements.append(start..<s.position)
+            if s.position - runStart >= runBytes {
+                runs.append(run)
+                run = DocumentSplitter.Run(elements: [], zone: zone)
+                runStart = -1
+            }
         }
-        if runStart < 0 { runStart = start }
-        run.elements.append(start..<s.position)
-        if s.position - runStart >= runBytes {
-            runs.append(run)
-            run = DocumentSplitter.Run(elements: [], zone: zone)
-            runStart = -1
-        }
-        return true
-    }
-
-    /// Adds the last run, if it holds anything.
-    mutating func finish() {
         if !run.elements.isEmpty { runs.append(run) }
     }
 }

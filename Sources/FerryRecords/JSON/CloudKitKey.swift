@@ -53,27 +53,55 @@ package enum CloudKitKey: UInt8, CaseIterable, Sendable {
     @inlinable @inline(__always)
     package var bit: UInt32 { 1 << UInt32(rawValue) }
 
+    /// The key as it is spelled in JSON.
+    @inlinable @inline(__always)
+    package var name: StaticString {
+        switch self {
+        case .recordName: "recordName"
+        case .recordType: "recordType"
+        case .zoneID: "zoneID"
+        case .recordChangeTag: "recordChangeTag"
+        case .created: "created"
+        case .modified: "modified"
+        case .deleted: "deleted"
+        case .parent: "parent"
+        case .share: "share"
+        case .shortGUID: "shortGUID"
+        case .fields: "fields"
+        case .pluginFields: "pluginFields"
+        case .records: "records"
+        case .zones: "zones"
+        case .continuationMarker: "continuationMarker"
+        case .syncToken: "syncToken"
+        case .metaSyncToken: "metaSyncToken"
+        case .moreComing: "moreComing"
+        case .serverErrorCode: "serverErrorCode"
+        case .reason: "reason"
+        case .purged: "purged"
+        }
+    }
+
     /// The key whose UTF-8 bytes are the `count` bytes at `bytes` (a key's bytes without escapes),
     /// or `nil` for a key of no CloudKit object: matched by length, then bytes (record members
-    /// first, the common case).
+    /// first, the common case). The lengths are those of ``name`` (a test holds them so).
     @inlinable @inline(__always)
     package static func named(_ bytes: UnsafePointer<UInt8>, count: Int) -> CloudKitKey? {
-        @inline(__always) func spells(_ literal: StaticString) -> Bool {
-            memcmp(bytes, literal.utf8Start, count) == 0
+        @inline(__always) func spells(_ key: CloudKitKey) -> Bool {
+            memcmp(bytes, key.name.utf8Start, count) == 0
         }
         switch count {
-        case 5: return spells("share") ? .share : spells("zones") ? .zones : nil
+        case 5: return spells(.share) ? .share : spells(.zones) ? .zones : nil
         case 6:
-            return spells("fields") ? .fields : spells("zoneID") ? .zoneID : spells("parent") ? .parent
-                : spells("reason") ? .reason : spells("purged") ? .purged : nil
-        case 7: return spells("created") ? .created : spells("deleted") ? .deleted : spells("records") ? .records : nil
-        case 8: return spells("modified") ? .modified : nil
-        case 9: return spells("shortGUID") ? .shortGUID : spells("syncToken") ? .syncToken : nil
-        case 10: return spells("recordName") ? .recordName : spells("recordType") ? .recordType : spells("moreComing") ? .moreComing : nil
-        case 12: return spells("pluginFields") ? .pluginFields : nil
-        case 13: return spells("metaSyncToken") ? .metaSyncToken : nil
-        case 15: return spells("recordChangeTag") ? .recordChangeTag : spells("serverErrorCode") ? .serverErrorCode : nil
-        case 18: return spells("continuationMarker") ? .continuationMarker : nil
+            return spells(.fields) ? .fields : spells(.zoneID) ? .zoneID : spells(.parent) ? .parent
+                : spells(.reason) ? .reason : spells(.purged) ? .purged : nil
+        case 7: return spells(.created) ? .created : spells(.deleted) ? .deleted : spells(.records) ? .records : nil
+        case 8: return spells(.modified) ? .modified : nil
+        case 9: return spells(.shortGUID) ? .shortGUID : spells(.syncToken) ? .syncToken : nil
+        case 10: return spells(.recordName) ? .recordName : spells(.recordType) ? .recordType : spells(.moreComing) ? .moreComing : nil
+        case 12: return spells(.pluginFields) ? .pluginFields : nil
+        case 13: return spells(.metaSyncToken) ? .metaSyncToken : nil
+        case 15: return spells(.recordChangeTag) ? .recordChangeTag : spells(.serverErrorCode) ? .serverErrorCode : nil
+        case 18: return spells(.continuationMarker) ? .continuationMarker : nil
         default: return nil
         }
     }
@@ -91,44 +119,35 @@ package enum CloudKitKey: UInt8, CaseIterable, Sendable {
     /// escapes are not recognized: such callers treat any text with `\u` as possibly anything.
     @inlinable @inline(__always)
     package static func marksNonRecord(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
-        switch count {
-        case 5, 7, 15:
-            let key = named(bytes, count: count)
-            return key == .records || key == .zones || key == .serverErrorCode
-        default: return false
+        @inline(__always) func spells(_ key: CloudKitKey) -> Bool {
+            count == key.name.utf8CodeUnitCount && memcmp(bytes, key.name.utf8Start, count) == 0
         }
+        return spells(.records) || spells(.zones) || spells(.serverErrorCode)
     }
 }
 
-/// A member key as a reader read it — in place (``JSONKey``) or as a token of the text
-/// (``JSONStringToken``) — which ``ResponseWalker`` tells apart with ``CloudKitKey``.
-package protocol CloudKitKeyName {
-    /// The CloudKit key this key names, if any; `scanner` is the one that read it.
-    func cloudKitKey(in scanner: JSONScanner) -> CloudKitKey?
-}
-
-extension JSONKey: CloudKitKeyName {
-    /// The CloudKit key this key names, if any.
-    @inlinable @inline(__always)
-    package func cloudKitKey(in scanner: JSONScanner) -> CloudKitKey? { cloudKitKey }
-
+extension JSONKey {
     /// The CloudKit key this key names, if any.
     @inlinable @inline(__always)
     package var cloudKitKey: CloudKitKey? {
-        if let raw { return raw.isEmpty ? nil : CloudKitKey.named(raw.baseAddress!, count: raw.count) }
+        if let raw { return CloudKitKey.named(raw.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: raw.count) }
         return CloudKitKey.named(decoded!)
     }
 }
 
-extension JSONStringToken: CloudKitKeyName {
+extension JSONStringToken {
     /// The CloudKit key this token of `scanner`'s text names, if any (a token with escapes is
-    /// decoded first).
+    /// decoded first, out of line: keys seldom have escapes).
     @inlinable @inline(__always)
     package func cloudKitKey(in scanner: JSONScanner) -> CloudKitKey? {
-        if isEscaped {
-            guard let name = try? scanner.string(self) else { return nil }
-            return CloudKitKey.named(name)
-        }
-        return end > start ? CloudKitKey.named(scanner.base + start, count: end - start) : nil
+        if isEscaped { return escapedCloudKitKey(in: scanner) }
+        return CloudKitKey.named(scanner.base + start, count: end - start)
+    }
+
+    /// The CloudKit key this token, which has escapes, names once decoded.
+    @usableFromInline @inline(never)
+    func escapedCloudKitKey(in scanner: JSONScanner) -> CloudKitKey? {
+        guard let name = try? scanner.string(self) else { return nil }
+        return CloudKitKey.named(name)
     }
 }

@@ -481,11 +481,11 @@ private struct RecordMembers: ResponseVisitor {
 
     /// Whether the object is a per-record error entry (``ResponseWalker/entryKind(hasName:hasFields:hasErrorCode:isDeleted:)``).
     var isErrorEntry: Bool {
-        ResponseWalker.entryKind(hasName: hasName, hasFields: seen & CloudKitKey.fields.bit != 0,
-                                 hasErrorCode: unknown["serverErrorCode"]?.stringValue != nil, isDeleted: false) == .error
+        @inline(__always) get {
+            ResponseWalker.entryKind(hasName: hasName, hasFields: seen & CloudKitKey.fields.bit != 0,
+                                     hasErrorCode: unknown["serverErrorCode"]?.stringValue != nil, isDeleted: false) == .error
+        }
     }
-
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> JSONKey { try s.readKey() }
 
     @inline(__always)
     mutating func visitMember(_ member: CloudKitKey?, key: JSONKey, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {

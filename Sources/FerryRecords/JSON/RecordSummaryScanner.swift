@@ -93,12 +93,8 @@ package struct RecordSummaryScanner {
         var errorCode: String?
         var reason: String?
         var sawFields = false
-        var first = true
-        while try s.nextMember(&first) {
-            let key = try s.readKey(recordingIn: &scratch, from: mark)
-            s.skipWhitespace()
-            // (The scanner is not passed along: a call that borrows it copies it here.)
-            let known = key.cloudKitKey(in: s)
+        var members = ResponseWalker.Members()
+        while let (known, _) = try members.next(&s, recordingIn: &scratch, from: mark) {
             if s.current == UInt8(ascii: "n") {
                 // `null` under any key is kept as it is and means nothing here (a `fields: null`
                 // is a fields member all the same, as the record decoder counts it).

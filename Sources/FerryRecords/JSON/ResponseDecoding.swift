@@ -6,9 +6,32 @@ extension JSONScanner {
     /// when it is well-formed JSON but not a record, an invalid entry that says why. Malformed
     /// JSON fails the whole array.
     mutating func decodeRecordEntries() throws(RecordFormatError) -> [RecordsResponse.Entry] {
-        var reader = RecordEntriesDecoder()
-        _ = try ResponseWalker.walkRecordEntries(&self, &reader)
-        return reader.entries
+        var entries: [RecordsResponse.Entry] = []
+        // Room for a query page (100 records) at once, where growing would move every entry
+        // several times.
+        entries.reserveCapacity(128)
+        var walk = try ResponseWalker.RecordEntries(&self)
+        let arrayDepth = depth
+        while try walk.next(&self) {
+            let entryStart = position
+            let content: RecordsResponse.Entry.Content
+            do throws(RecordFormatError) {
+                switch try decodeDocument() {
+                case .record(let record): content = .record(record)
+                case .recordError(let serverError): content = .error(serverError)
+                case .response, .zones:
+                    throw error(.wrongType, "expected a record in \"records\", found a nested response", at: entryStart)
+                }
+            } catch let failure {
+                // Keep going past a bad entry if it is at least well-formed JSON.
+                position = entryStart
+                depth = arrayDepth
+                try skipValue()
+                content = .invalid(failure)
+            }
+            entries.append(.init(content: content, byteRange: entryStart..<position))
+        }
+        return entries
     }
 
     /// Decodes a `zones` array (at `position`): zone entries with their tokens, flags, errors
@@ -39,39 +62,6 @@ extension JSONScanner {
     }
 }
 
-/// Decodes the entries of a `records` array as they are walked.
-private struct RecordEntriesDecoder: RecordEntryVisitor {
-    /// Room for a query page (100 records) at once, where growing would move every entry
-    /// several times.
-    var entries: [RecordsResponse.Entry] = {
-        var entries: [RecordsResponse.Entry] = []
-        entries.reserveCapacity(128)
-        return entries
-    }()
-
-    mutating func visitRecordEntry(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        let arrayDepth = s.depth
-        let entryStart = s.position
-        let content: RecordsResponse.Entry.Content
-        do throws(RecordFormatError) {
-            switch try s.decodeDocument() {
-            case .record(let record): content = .record(record)
-            case .recordError(let serverError): content = .error(serverError)
-            case .response, .zones:
-                throw s.error(.wrongType, "expected a record in \"records\", found a nested response", at: entryStart)
-            }
-        } catch let failure {
-            // Keep going past a bad entry if it is at least well-formed JSON.
-            s.position = entryStart
-            s.depth = arrayDepth
-            try s.skipValue()
-            content = .invalid(failure)
-        }
-        entries.append(.init(content: content, byteRange: entryStart..<s.position))
-        return true
-    }
-}
-
 /// Decodes the entries of a `zones` array as they are walked.
 private struct ZoneEntriesDecoder: ZoneEntryVisitor {
     var entries: [ZonesResponse.Entry] = []
@@ -84,8 +74,6 @@ private struct ZoneEntriesDecoder: ZoneEntryVisitor {
         ZonesResponse.Entry(zoneID: nil, syncToken: nil, moreComing: nil, records: nil, isDeleted: false, isPurged: false,
                             serverError: nil, unknownKeys: JSONObject(), byteRange: start..<start)
     }
-
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> JSONKey { try s.readKey() }
 
     mutating func beginZoneEntry(at start: Int) {
         entry = Self.empty(at: start)

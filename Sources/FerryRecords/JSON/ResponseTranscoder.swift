@@ -31,17 +31,22 @@ extension JSONScanner {
 ///
 /// The output, the record ends and the scratch space are the caller's, reached through pointers
 /// that live while the caller's walk does.
-private struct RecordsTranscoder: RecordEntryVisitor {
+private struct RecordsTranscoder {
     let out: UnsafeMutablePointer<JSONOutput>
     let recordEnds: UnsafeMutablePointer<[Int]>
     let scratch: UnsafeMutablePointer<TranscodingScratch>
     /// The encoded zone ID given to records that name none (a `changes/zone` entry's).
     var zone: UnsafeRawBufferPointer?
 
-    mutating func visitRecordEntry(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
-        guard try s.transcodeRecord(into: &out.pointee, zone: zone, scratch: &scratch.pointee) else { return false }
-        out.pointee.append(0x0A)
-        recordEnds.pointee.append(out.pointee.count)
+    /// Transcodes the `records` array at the scanner; `false` at an entry the transcoder does
+    /// not take.
+    func transcode(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        var entries = try ResponseWalker.RecordEntries(&s)
+        while try entries.next(&s) {
+            guard try s.transcodeRecord(into: &out.pointee, zone: zone, scratch: &scratch.pointee) else { return false }
+            out.pointee.append(0x0A)
+            recordEnds.pointee.append(out.pointee.count)
+        }
         return true
     }
 }
@@ -53,8 +58,6 @@ private struct ResponseTranscoder: ResponseVisitor {
     /// The response's members seen (each is taken once).
     var seen: UInt32 = 0
 
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> JSONKey { try s.readKey() }
-
     mutating func visitMember(_ member: CloudKitKey?, key: JSONKey, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
         // Other keys (a record's, an error entry's, unknown ones) are for the decoder.
         guard let member, seen & member.bit == 0 else { return false }
@@ -62,7 +65,7 @@ private struct ResponseTranscoder: ResponseVisitor {
         switch member {
         case .records:
             guard s.current == UInt8(ascii: "[") else { return false }
-            return try ResponseWalker.walkRecordEntries(&s, &records)
+            return try records.transcode(&s)
         case .zones:
             guard s.current == UInt8(ascii: "[") else { return false }
             var entries = ZoneEntriesTranscoder(records: records)
@@ -97,8 +100,6 @@ private struct ZoneEntriesTranscoder: ZoneEntryVisitor, ~Copyable {
 
     init(records: RecordsTranscoder) { self.records = records }
 
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> JSONKey { try s.readKey() }
-
     mutating func beginZoneEntry(at start: Int) {
         zone.removeAll()
         seen = 0
@@ -122,7 +123,7 @@ private struct ZoneEntriesTranscoder: ZoneEntryVisitor, ~Copyable {
             // `zone` is not written while its bytes are in use.
             var inZone = records
             inZone.zone = seen & CloudKitKey.zoneID.bit != 0 ? zone.bytes : nil
-            return try ResponseWalker.walkRecordEntries(&s, &inZone)
+            return try inZone.transcode(&s)
         case .moreComing, .deleted, .purged:
             guard s.current == UInt8(ascii: "t") || s.current == UInt8(ascii: "f") else { return false }
             _ = try s.readBool()

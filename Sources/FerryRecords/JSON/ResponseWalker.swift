@@ -12,14 +12,16 @@
 /// (``ZonesShape``). Readers keep only what they make of each part — a model, bytes, runs,
 /// events — and their own fast paths.
 ///
-/// The walks are generic over the reader's visitor (which may be noncopyable, to hold buffers
-/// of its own) and inlined into it, so each reader's walk is
-/// compiled as its own loop: no closure, no existential, no allocation per member or entry.
-/// Readers begin the wrapper object themselves (their messages say what they expected) and
-/// hand the walk its members; the walk reads each key with the visitor's ``ResponseKeyReading``
-/// (in place, or checked against the object's other keys), names it, and calls the visitor with
-/// the scanner at the member's value. Any visitor method may return `false` to stop the walk (a
-/// shape it does not take); errors are the scanner's and the visitor's, thrown as they come.
+/// The walk is a cursor that readers drive — ``Members`` over an object's members,
+/// ``RecordEntries`` over `records`, ``ZoneEntries`` over `zones` — each step a key named (or an
+/// entry reached) with the scanner at its value; a reader's `switch` over ``CloudKitKey`` is its
+/// callback for each part. A cursor costs what the reader's own loop cost, from any module.
+/// Readers in FerryRecords walk with visitors instead (``walkMembers(_:first:_:)``,
+/// ``walkZoneEntries(_:_:)``: one method per part, the walk generic over the visitor and
+/// specialized for it); readers in other modules drive the cursors, since `package` bodies are
+/// not inlined (nor generics specialized) across modules, and a walk unspecialized would cost a
+/// witness call per member. Readers begin the wrapper object themselves (their messages say what
+/// they expected); errors are the scanner's and the reader's, thrown as they come.
 package enum ResponseWalker {
     /// What an entry of a `records` array is.
     package enum EntryKind: Equatable, Sendable {
@@ -79,56 +81,126 @@ package enum ResponseWalker {
         syncToken ?? metaSyncToken
     }
 
-    // MARK: Walks
+    // MARK: Cursors
+
+    /// The members of an object, one after another: each key read (in place, or checked against
+    /// the object's other keys) and named, with the scanner at the member's value (whitespace
+    /// skipped); the reader reads or skips the value.
+    ///
+    /// ```swift
+    /// var members = ResponseWalker.Members()        // the object's `{` consumed
+    /// while let (member, key) = try members.next(&s) {
+    ///     switch member { case .records?: …; case .syncToken?: …; default: try s.skipValue() }
+    /// }
+    /// ```
+    package struct Members {
+        @usableFromInline var first: Bool
+
+        /// The members of the object the scanner is in (its `{` consumed); `first` as
+        /// ``JSONScanner/nextMember(_:)`` wants it, so that a reader may match some members first.
+        @inlinable
+        package init(first: Bool = true) { self.first = first }
+
+        /// The next member: its key read in place and what it names; `nil` after the `}`.
+        @inlinable @inline(__always)
+        package mutating func next(_ s: inout JSONScanner) throws(RecordFormatError) -> (member: CloudKitKey?, key: JSONKey)? {
+            guard try s.nextMember(&first) else { return nil }
+            let key = try s.readKey()
+            s.skipWhitespace()
+            return (key.cloudKitKey, key)
+        }
+
+        /// The next member: its key read with ``JSONScanner/readKey(recordingIn:from:)`` (which
+        /// fails on a key the object had before: the keys of the object are those of `scratch`
+        /// from `mark` on) and what it names; `nil` after the `}`.
+        @inlinable @inline(__always)
+        package mutating func next(_ s: inout JSONScanner, recordingIn scratch: inout JSONKeyScratch,
+                                   from mark: Int) throws(RecordFormatError) -> (member: CloudKitKey?, key: JSONStringToken)? {
+            guard try s.nextMember(&first) else { return nil }
+            let key = try s.readKey(recordingIn: &scratch, from: mark)
+            s.skipWhitespace()
+            return (key.cloudKitKey(in: s), key)
+        }
+    }
+
+    /// The entries of a `records` array, one after another, with the scanner at each entry's
+    /// start: records, tombstones and error entries, which
+    /// ``entryKind(hasName:hasFields:hasErrorCode:isDeleted:)`` tells apart.
+    ///
+    /// ```swift
+    /// var entries = try ResponseWalker.RecordEntries(&s)
+    /// while try entries.next(&s) { /* read the entry at s */ }
+    /// ```
+    package struct RecordEntries {
+        @usableFromInline var first = true
+
+        /// Begins the `records` array at the scanner.
+        @inlinable
+        package init(_ s: inout JSONScanner) throws(RecordFormatError) {
+            try s.beginArray()
+        }
+
+        /// Moves to the next entry: `true` with the scanner at its start, `false` after the `]`.
+        @inlinable @inline(__always)
+        package mutating func next(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+            try s.nextElement(&first)
+        }
+    }
+
+    /// The entries of a `zones` array, one after another, each an object entered: a zone
+    /// (`zoneID`) with its token, flags (`moreComing`, `deleted`, `purged`) and, in
+    /// `changes/zone`, its `records`; or a zone's error entry (`serverErrorCode`, `reason`).
+    /// Walk each entry's members with ``Members``.
+    package struct ZoneEntries {
+        @usableFromInline var first = true
+
+        /// Begins the `zones` array at the scanner.
+        @inlinable
+        package init(_ s: inout JSONScanner) throws(RecordFormatError) {
+            try s.beginArray()
+        }
+
+        /// Enters the next entry: where it starts, with the scanner after its `{`; `nil` after
+        /// the `]`.
+        @inlinable @inline(__always)
+        package mutating func next(_ s: inout JSONScanner) throws(RecordFormatError) -> Int? {
+            guard try s.nextElement(&first) else { return nil }
+            let start = s.position
+            try s.beginObject("a zone entry (an object)")
+            return start
+        }
+    }
+
+    // MARK: Visitor walks (within FerryRecords)
 
     /// Walks the members of the object the scanner is in (its `{` consumed; `first` as
-    /// ``JSONScanner/nextMember(_:)`` wants it, so a reader may have matched some members first),
-    /// calling ``ResponseVisitor/visitMember(_:key:_:)`` for each with the scanner at its value.
-    /// Returns `false` when the visitor stopped it, `true` after the object's `}`.
+    /// ``Members/init(first:)`` takes it), calling ``ResponseVisitor/visitMember(_:key:_:)`` for
+    /// each. Returns `false` when the visitor stopped it, `true` after the object's `}`.
     @inlinable @inline(__always)
     package static func walkMembers<V: ResponseVisitor & ~Copyable>(_ s: inout JSONScanner, first: inout Bool,
-                                                        _ visitor: inout V) throws(RecordFormatError) -> Bool {
-        while try s.nextMember(&first) {
-            let key = try visitor.readKey(&s)
-            s.skipWhitespace()
-            guard try visitor.visitMember(key.cloudKitKey(in: s), key: key, &s) else { return false }
+                                                                   _ visitor: inout V) throws(RecordFormatError) -> Bool {
+        var members = Members(first: first)
+        defer { first = members.first }
+        while let (member, key) = try members.next(&s) {
+            guard try visitor.visitMember(member, key: key, &s) else { return false }
         }
         return true
     }
 
-    /// Walks the `records` array at the scanner: ``RecordEntryVisitor/visitRecordEntry(_:)`` for
-    /// each entry, with the scanner at its start. Returns `false` when the visitor stopped it,
-    /// `true` after the array's `]`.
-    @inlinable @inline(__always)
-    package static func walkRecordEntries<V: RecordEntryVisitor & ~Copyable>(_ s: inout JSONScanner,
-                                                                 _ visitor: inout V) throws(RecordFormatError) -> Bool {
-        try s.beginArray()
-        var first = true
-        while try s.nextElement(&first) {
-            guard try visitor.visitRecordEntry(&s) else { return false }
-        }
-        return true
-    }
-
-    /// Walks the `zones` array at the scanner: for each entry (an object),
+    /// Walks the `zones` array at the scanner: for each entry,
     /// ``ZoneEntryVisitor/beginZoneEntry(at:)``, then
-    /// ``ZoneEntryVisitor/visitZoneEntryMember(_:key:_:)`` for each of its members with the
-    /// scanner at its value, then ``ZoneEntryVisitor/endZoneEntry(_:_:)`` with the entry's
-    /// range. Returns `false` when the visitor stopped it, `true` after the array's `]`.
+    /// ``ZoneEntryVisitor/visitZoneEntryMember(_:key:_:)`` for each of its members, then
+    /// ``ZoneEntryVisitor/endZoneEntry(_:_:)`` with the entry's range. Returns `false` when the
+    /// visitor stopped it, `true` after the array's `]`.
     @inlinable @inline(__always)
     package static func walkZoneEntries<V: ZoneEntryVisitor & ~Copyable>(_ s: inout JSONScanner,
-                                                             _ visitor: inout V) throws(RecordFormatError) -> Bool {
-        try s.beginArray()
-        var first = true
-        while try s.nextElement(&first) {
-            let start = s.position
+                                                                        _ visitor: inout V) throws(RecordFormatError) -> Bool {
+        var entries = try ZoneEntries(&s)
+        while let start = try entries.next(&s) {
             visitor.beginZoneEntry(at: start)
-            try s.beginObject("a zone entry (an object)")
-            var firstMember = true
-            while try s.nextMember(&firstMember) {
-                let key = try visitor.readKey(&s)
-                s.skipWhitespace()
-                guard try visitor.visitZoneEntryMember(key.cloudKitKey(in: s), key: key, &s) else { return false }
+            var members = Members()
+            while let (member, key) = try members.next(&s) {
+                guard try visitor.visitZoneEntryMember(member, key: key, &s) else { return false }
             }
             guard try visitor.endZoneEntry(start..<s.position, &s) else { return false }
         }
@@ -136,39 +208,22 @@ package enum ResponseWalker {
     }
 }
 
-/// How a visitor of ``ResponseWalker`` reads member keys.
-package protocol ResponseKeyReading: ~Copyable {
-    /// A key as read: a ``JSONKey`` (read in place), or a ``JSONStringToken`` (read with
-    /// ``JSONScanner/readKey(recordingIn:from:)``, which fails on a key the object had before).
-    associatedtype Key: CloudKitKeyName
-    /// Reads the member key at the scanner and the `:` after it.
-    mutating func readKey(_ s: inout JSONScanner) throws(RecordFormatError) -> Key
-}
-
-/// A reader of a response wrapper's members (and of the members of objects read as possibly
-/// one: a record, a change event).
-package protocol ResponseVisitor: ResponseKeyReading, ~Copyable {
+/// A reader in FerryRecords of a response wrapper's members (and of the members of objects read
+/// as possibly one: a record), walked by ``ResponseWalker/walkMembers(_:first:_:)``.
+package protocol ResponseVisitor: ~Copyable {
     /// One member: `member` is what its key names (`nil` for none of CloudKit's keys); the
     /// scanner is at its value, which the visitor reads or skips. `false` stops the walk.
-    mutating func visitMember(_ member: CloudKitKey?, key: Key, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool
+    mutating func visitMember(_ member: CloudKitKey?, key: JSONKey, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool
 }
 
-/// A reader of the entries of a `records` array: records, tombstones and error entries
-/// (``ResponseWalker/entryKind(hasName:hasFields:hasErrorCode:isDeleted:)`` tells them apart).
-package protocol RecordEntryVisitor: ~Copyable {
-    /// One entry, at the scanner: the visitor reads or skips it. `false` stops the walk.
-    mutating func visitRecordEntry(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool
-}
-
-/// A reader of the entries of a `zones` array: a zone (`zoneID`) with its token, flags
-/// (`moreComing`, `deleted`, `purged`) and, in `changes/zone`, its `records`; or a zone's error
-/// entry (`serverErrorCode`, `reason`).
-package protocol ZoneEntryVisitor: ResponseKeyReading, ~Copyable {
-    /// An entry starts at `start` (its `{` not consumed yet).
+/// A reader in FerryRecords of the entries of a `zones` array, walked by
+/// ``ResponseWalker/walkZoneEntries(_:_:)``.
+package protocol ZoneEntryVisitor: ~Copyable {
+    /// An entry starts at `start` (its `{` consumed).
     mutating func beginZoneEntry(at start: Int)
     /// One member of the entry: `member` is what its key names (`nil` for none of CloudKit's
     /// keys); the scanner is at its value. `false` stops the walk.
-    mutating func visitZoneEntryMember(_ member: CloudKitKey?, key: Key, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool
+    mutating func visitZoneEntryMember(_ member: CloudKitKey?, key: JSONKey, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool
     /// The entry at `range` ended. `false` stops the walk.
     mutating func endZoneEntry(_ range: Range<Int>, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool
 }
