@@ -163,7 +163,7 @@ public final class NDJSONParallelConverter {
         var encodes = false
         if case .encodedLines = destination { encodes = true }
         decoder = RecordUnitDecoder(
-            decoder: NDJSONLineDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth), prefilter: prefilter),
+            decoder: RecordDocumentDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth), prefilter: prefilter),
             transform: transform, encodes: encodes, failsFast: !policy.skips, maximumLineBytes: configuration.maximumLineBytes,
             framing: configuration.framing)
     }
@@ -271,7 +271,7 @@ public final class NDJSONParallelConverter {
                     throw error
                 case .skip(let rejects):
                     statistics.rejected += 1
-                    if let rejects { try raw.withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: rejects) } }
+                    if let rejects { try raw.withUnsafeBytes { try RecordDocumentDecoder.writeReject($0, to: rejects) } }
                     onReject?(error)
                 }
             case .transformFailure(let underlying):
@@ -279,7 +279,7 @@ public final class NDJSONParallelConverter {
                 statistics.transformFailures += 1
                 onTransformFailure?(failure)
             case .oversizedLine(let range):
-                let error = NDJSONLineDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: unit.sourceName,
+                let error = RecordDocumentDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: unit.sourceName,
                                                                  line: line, recordIndex: index)
                 guard case .skip(let rejects) = policy else { throw error }
                 statistics.rejected += 1
@@ -353,7 +353,7 @@ public final class NDJSONParallelConverter {
         }
         collected.lines += 1
         collected.items += 1
-        let error = NDJSONLineDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: framer.sourceName,
+        let error = RecordDocumentDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: framer.sourceName,
                                                          line: collected.lines, recordIndex: collected.items)
         guard case .skip(let rejects) = policy else { throw error }
         statistics.rejected += 1

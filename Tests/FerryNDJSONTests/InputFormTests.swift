@@ -230,12 +230,12 @@ struct RejectedInputTests {
     func validEntryCompacted() throws {
         let entry = "{\n  \"a\" : \"x  y\",\n  \"b\" : [ 1, 2 ]\n}"
         let sink = MemorySink()
-        try Array(entry.utf8).withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: sink) }
+        try Array(entry.utf8).withUnsafeBytes { try RecordDocumentDecoder.writeReject($0, to: sink) }
         #expect(String(decoding: sink.bytes, as: UTF8.self) == "{\"a\":\"x  y\",\"b\":[1,2]}\n")
         // Not valid JSON (a string left open across lines): kept as it was.
         let broken = "{\n  \"a\" : \"x  y\n  \"b\" : [ 1, 2 ]\n}"
         let brokenSink = MemorySink()
-        try Array(broken.utf8).withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: brokenSink) }
+        try Array(broken.utf8).withUnsafeBytes { try RecordDocumentDecoder.writeReject($0, to: brokenSink) }
         #expect(String(decoding: brokenSink.bytes, as: UTF8.self) == broken + "\n")
     }
 }
