@@ -120,7 +120,6 @@ package final class JSONFramer {
     /// elsewhere inputs are read with `read`, so that memory stays bounded.
     #if os(Linux)
     package static let releasesMappedPages = true
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     #else
     package static let releasesMappedPages = false
     #endif
@@ -191,13 +190,9 @@ package final class JSONFramer {
     /// memory. They stay in the page cache.
     package func releaseMapped(upTo end: Int) {
         #if os(Linux)
-        guard let input = mapped, let base = input.bytes.baseAddress else { return }
-        let page = Self.pageSize
-        let from = (Int(bitPattern: base) + releasedUpTo) & ~(page - 1)
-        let to = (Int(bitPattern: base) + end) & ~(page - 1)
-        guard to > from else { return }
-        _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED)
-        releasedUpTo = to - Int(bitPattern: base)
+        guard let input = mapped, let base = input.bytes.baseAddress,
+              let released = Syscall.discardPages(from: base + releasedUpTo, to: base + end) else { return }
+        releasedUpTo = released - base
         #endif
     }
 
