@@ -367,6 +367,11 @@ extension JSONScanner {
             members.seen |= known.bit
             try decodeMember(known, into: &record, &members.decoded)
         }
+        // The common record: every member matched above, in order, and the object ends.
+        if !first && matchByte(UInt8(ascii: "}")) {
+            depth -= 1
+            return
+        }
         try withUnsafeMutablePointer(to: &record) { (pointer) throws(RecordFormatError) in
             members.record = pointer
             defer { members.record = nil }

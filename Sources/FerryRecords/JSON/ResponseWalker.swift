@@ -2,7 +2,8 @@
 /// decoding it (``RecordJSON/decodeDocument(_:configuration:)``), transcoding its records
 /// (``RecordJSON/transcodeResponse(in:at:into:recordEnds:scratch:configuration:)``), cutting it
 /// into runs of records for the workers (FerryNDJSON's splitter), reading it as change events
-/// (FerryChangeLog's decoder) — walks it here, and is called back for each part.
+/// (FerryChangeLog's decoder), checking it (``JSONValidator``) — walks it with this type, and
+/// learns what each part is from it.
 ///
 /// It knows the wrapper's shapes (see `Docs/RecordJSON.md`): which members hold record entries
 /// (`records`), zone entries (`zones`), tokens and markers (`continuationMarker`, `syncToken`,
@@ -58,10 +59,6 @@ package enum ResponseWalker {
         case changesDatabase = "changes/database"
         /// Zones and no token (`zones/lookup` and `zones/modify` answers look alike).
         case zonesList = "zones/list"
-
-        /// Whether its entries are changes of zones (saved, `deleted`, `purged`) up to a database
-        /// token, not merely zones.
-        package var listsZoneChanges: Bool { self == .zonesChanges || self == .changesDatabase }
     }
 
     /// The shape of a `zones` response: `carriesRecords` when an entry has `records`; the
