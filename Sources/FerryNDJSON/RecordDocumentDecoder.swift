@@ -31,9 +31,10 @@ package enum RecordDocumentItem {
 /// documents (pretty-printed responses), or one entry of a response cut into runs. Shared by
 /// ``NDJSONReader`` and ``JSONRecordSource``'s parallel reader, so both read alike.
 ///
-/// Each shape has one entry point, which chooses how to read it: a response under a prefilter,
-/// or one whose structure holds around a bad entry, is cut into its entries (``DocumentSplitter``)
-/// and each is read on its own; any other is decoded whole, in one pass.
+/// A response whose structure holds around a bad entry is cut into its entries
+/// (``DocumentSplitter``) and each is read on its own (``decodeElement(_:_:zone:checked:_:)``,
+/// which is also how a unit decoder reads a response it cut, large or under a prefilter); any
+/// other document is decoded whole, in one pass.
 package struct RecordDocumentDecoder: Sendable {
     package let configuration: RecordJSON.Configuration
     package let prefilter: NDJSONPrefilter?
@@ -174,7 +175,7 @@ package struct RecordDocumentDecoder: Sendable {
     }
 
     /// A response on one line with a bad entry, read entry by entry as a pretty-printed one is
-    /// (``decodeCut(_:maximumDepth:_:)``), its rejects located in the line; `false` when it does not cut.
+    /// (``decodeCut(_:_:)``), its rejects located in the line; `false` when it does not cut.
     private func decodeCutLine(_ line: UnsafeRawBufferPointer, _ emit: (consuming RecordDocumentItem) throws -> Void) throws -> Bool {
         try decodeCut(line) { item in
             switch consume item {
@@ -187,18 +188,13 @@ package struct RecordDocumentDecoder: Sendable {
     /// Decodes every JSON document of `text` — whitespace-separated values: pretty-printed
     /// responses, records, arrays — in order, each in one pass. Errors carry byte offsets in
     /// `text` (the caller turns them into lines and columns); a malformed document ends the text,
-    /// and the rest of it is one reject. Under a prefilter, responses are cut into their records,
-    /// and each is screened on its own (a whole response would always hold the literals of some
-    /// record): the cut allows the nesting of the framer that cut `text`, `cuttingDepth`, each
-    /// record within the decoder's own limit.
-    package func decodeDocuments(_ text: UnsafeRawBufferPointer, cuttingDepth: Int? = nil,
-                                 _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
-        if prefilter != nil, try decodeCut(text, maximumDepth: cuttingDepth ?? configuration.maximumDepth, emit) { return }
+    /// and the rest of it is one reject.
+    package func decodeDocuments(_ text: UnsafeRawBufferPointer, _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         try decodeDocuments(text, cutsOnFailure: true, emit)
     }
 
     /// ``decodeDocuments(_:_:)``; with `cutsOnFailure`, a document that fails is cut into its
-    /// records (``decodeCut(_:maximumDepth:_:)``) when its structure allows.
+    /// records (``decodeCut(_:_:)``) when its structure allows.
     private func decodeDocuments(_ text: UnsafeRawBufferPointer, cutsOnFailure: Bool,
                                  _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         var offset = 0
@@ -261,9 +257,8 @@ package struct RecordDocumentDecoder: Sendable {
     /// The documents of `text` cut into their records (``DocumentSplitter``), each record decoded
     /// on its own and the rest whole; `false`, with nothing emitted, when `text` does not cut
     /// (its structure is broken, or it is not a response). Error offsets are within `text`.
-    private func decodeCut(_ text: UnsafeRawBufferPointer, maximumDepth: Int? = nil,
-                           _ emit: (consuming RecordDocumentItem) throws -> Void) throws -> Bool {
-        guard let pieces = DocumentSplitter.pieces(of: text, runBytes: .max, maximumDepth: maximumDepth ?? configuration.maximumDepth,
+    private func decodeCut(_ text: UnsafeRawBufferPointer, _ emit: (consuming RecordDocumentItem) throws -> Void) throws -> Bool {
+        guard let pieces = DocumentSplitter.pieces(of: text, runBytes: .max, maximumDepth: configuration.maximumDepth,
                                                    validatingDepth: configuration.maximumDepth),
               pieces.contains(where: { if case .records = $0 { true } else { false } }) else { return false }
         for piece in pieces {

@@ -244,24 +244,47 @@ package struct RecordUnitDecoder: Sendable {
             if offset >= text.count { return }
         }
         let rest = UnsafeRawBufferPointer(rebasing: text[offset...])
-        /// Hands on an item whose offsets count in `rest`, placed in lines.
-        func deliver(_ item: consuming RecordDocumentItem) throws {
+        /// Hands on an item whose offsets count from `base` in `rest`, placed in lines.
+        func deliver(_ item: consuming RecordDocumentItem, base: Int) throws {
             localIndex += 1
             var line = 1
             var located = item
             if case .reject(var error, let raw) = located {
-                let position = RecordDocumentDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + error.byteOffset)
+                let position = RecordDocumentDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + error.byteOffset)
                 line = position.line
                 error.line = position.line
                 error.column = position.column
                 located = .reject(error, raw: raw)
             } else if case .zoneListing(_, let start) = located {
-                line = RecordDocumentDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + start).line
+                line = RecordDocumentDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + start).line
             }
             if try !me.pointee.handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
         }
         do {
-            try decoder.decodeDocuments(rest, cuttingDepth: framing.maximumDepth) { item in try deliver(item) }
+            // Under a prefilter, responses are cut into their records, and each is screened on
+            // its own (a whole response would always hold the literals of some record). (Chosen
+            // here, not by the decoder's documents entry point: the items are handed on by one
+            // closure each way, inlined; through that entry point each item was copied.)
+            if decoder.prefilter != nil,
+               let pieces = DocumentSplitter.pieces(of: rest, runBytes: Int.max, maximumDepth: framing.maximumDepth,
+                                                        validatingDepth: decoder.configuration.maximumDepth) {
+                for piece in pieces {
+                    switch piece {
+                    case .records(let run):
+                        for (k, range) in run.elements.enumerated() {
+                            try decoder.decodeElement(rest, range, zone: run.zone, checked: k < run.checks.count ? run.checks[k] : nil) { item in
+                                try deliver(item, base: 0)
+                            }
+                        }
+                    case .documents(let range):
+                        try decoder.decodeDocuments(UnsafeRawBufferPointer(rebasing: rest[range])) { item in
+                            try deliver(item, base: range.lowerBound)
+                        }
+                    }
+                }
+                return
+            }
+            try decoder.decodeDocuments(rest) { item in try deliver(item, base: 0) }
         } catch {
             return
         }
