@@ -14,8 +14,8 @@ import Darwin
 /// a value it does not close, the whole input as documents (pretty-printed responses).
 ///
 /// Every JSON reader runs on it: the record readers (``NDJSONReader``, one unit at a time on the
-/// calling thread; ``NDJSONParallelConverter``, units decoded on worker threads) and replay's
-/// history readers. A regular file is cut in place from a mapping (on Linux, where its pages can
+/// calling thread; ``JSONRecordSource``, units decoded on worker threads) and replay's history
+/// readers. A regular file is cut in place from a mapping (on Linux, where its pages can
 /// be given back behind the reader); other inputs are read into memory a chunk at a time, so
 /// memory stays bounded by the chunk size and the longest line. A pipe's bytes are cut as they
 /// come: a unit waits for whole lines, not for a full chunk. Documents are read whole: from an
@@ -29,43 +29,7 @@ import Darwin
 /// decodes the chunk.
 package final class JSONFramer {
     /// Chunking and limits.
-    package struct Configuration: Sendable {
-        /// Bytes per chunk of lines (whole lines; a longer line makes a longer chunk).
-        package var chunkSize: Int
-        /// The longest line accepted.
-        package var maximumLineBytes: Int
-        /// The largest input read as documents (they are read whole).
-        package var maximumDocumentBytes: Int
-        /// The largest document read from an input of unknown size (a pipe, a gzip stream, an
-        /// archive member), which is held in memory whole: no more than a line, so that an
-        /// endless document is refused as early as an endless line.
-        package var maximumStreamedDocumentBytes: Int { min(maximumDocumentBytes, maximumLineBytes) }
-        /// Deepest JSON nesting accepted (for deciding how a first line is framed).
-        package var maximumDepth: Int
-        /// Whether a regular file is cut from a mapping rather than read.
-        package var mapsInput: Bool
-        /// Files smaller than this are read even when ``mapsInput``: mapping, faulting in and
-        /// unmapping a small file costs more than reading it.
-        package var minimumMappedSize: Int
-        /// Documents at least this large are cut into runs of their records (``DocumentSplitter``),
-        /// each about ``chunkSize`` long, so that one large response is decoded on every core.
-        package var minimumSplitSize: Int
-        /// Whether an input that a worker can read on its own (``WholeInput``) is handed out
-        /// whole, as one ``InputUnit/Kind/whole`` unit, unread.
-        package var passesWholeInputs = false
-
-        package init(chunkSize: Int = 1 << 20, maximumLineBytes: Int = 64 << 20, maximumDocumentBytes: Int = 1 << 30,
-                     maximumDepth: Int = 512, mapsInput: Bool = true, minimumMappedSize: Int = 8 << 20,
-                     minimumSplitSize: Int = 8 << 20) {
-            self.minimumSplitSize = minimumSplitSize
-            self.chunkSize = max(1 << 12, chunkSize)
-            self.maximumLineBytes = maximumLineBytes
-            self.maximumDocumentBytes = maximumDocumentBytes
-            self.maximumDepth = maximumDepth
-            self.mapsInput = mapsInput
-            self.minimumMappedSize = minimumMappedSize
-        }
-    }
+    package typealias Configuration = JSONFraming
 
     /// What ``next()`` cut.
     package enum Piece {
@@ -120,7 +84,6 @@ package final class JSONFramer {
     /// elsewhere inputs are read with `read`, so that memory stays bounded.
     #if os(Linux)
     package static let releasesMappedPages = true
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     #else
     package static let releasesMappedPages = false
     #endif
@@ -191,13 +154,9 @@ package final class JSONFramer {
     /// memory. They stay in the page cache.
     package func releaseMapped(upTo end: Int) {
         #if os(Linux)
-        guard let input = mapped, let base = input.bytes.baseAddress else { return }
-        let page = Self.pageSize
-        let from = (Int(bitPattern: base) + releasedUpTo) & ~(page - 1)
-        let to = (Int(bitPattern: base) + end) & ~(page - 1)
-        guard to > from else { return }
-        _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED)
-        releasedUpTo = to - Int(bitPattern: base)
+        guard let input = mapped, let base = input.bytes.baseAddress,
+              let released = Syscall.discardPages(from: base + releasedUpTo, to: base + end) else { return }
+        releasedUpTo = released - base
         #endif
     }
 
@@ -439,7 +398,7 @@ package final class JSONFramer {
     /// `skippingMark`).
     private static func isBlank(_ line: UnsafeRawBufferPointer, skippingMark: Bool) -> Bool {
         let content = skippingMark && startsWithByteOrderMark(line) ? UnsafeRawBufferPointer(rebasing: line[3...]) : line
-        return NDJSONLineDecoder.isBlank(content)
+        return RecordDocumentDecoder.isBlank(content)
     }
 }
 

@@ -124,7 +124,7 @@ public final class NDJSONReader: RecordReader {
                 itemsBefore += 1
                 recordIndex = itemsBefore
                 lineNumber = linesBefore
-                let error = NDJSONLineDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: sourceName,
+                let error = RecordDocumentDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: sourceName,
                                                                  line: linesBefore, recordIndex: itemsBefore)
                 guard case .skip(let rejects) = policy else { throw error }
                 rejectedCount += 1
@@ -135,7 +135,7 @@ public final class NDJSONReader: RecordReader {
     }
 
     private var decoder: RecordUnitDecoder {
-        RecordUnitDecoder(decoder: NDJSONLineDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth),
+        RecordUnitDecoder(decoder: RecordDocumentDecoder(configuration: RecordJSON.Configuration(maximumDepth: configuration.maximumDepth),
                                                      prefilter: prefilter),
                           transform: nil, encodes: false, failsFast: false, maximumLineBytes: configuration.maximumLineBytes)
     }
@@ -162,7 +162,7 @@ public final class NDJSONReader: RecordReader {
                 lineNumber = line
                 try raw.withUnsafeBytes { try handle(error, raw: $0) }
             case .oversizedLine(let range):
-                let error = NDJSONLineDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: sourceName,
+                let error = RecordDocumentDecoder.oversizedLineError(limit: configuration.maximumLineBytes, source: sourceName,
                                                                  line: line, recordIndex: itemsBefore + event.localIndex)
                 recordIndex = itemsBefore + event.localIndex
                 lineNumber = line
@@ -200,7 +200,7 @@ public final class NDJSONReader: RecordReader {
             throw located
         case .skip(let rejects):
             rejectedCount += 1
-            if let rejects { try NDJSONLineDecoder.writeReject(raw, to: rejects) }
+            if let rejects { try RecordDocumentDecoder.writeReject(raw, to: rejects) }
             onReject?(located)
         }
     }

@@ -25,6 +25,9 @@ public final class RecordPipeline {
     public let threads: Int
     /// Called for every input skipped under `.skip` (sources pass it to their readers).
     public var onReject: ((any Error) -> Void)?
+    /// Called with every record the predicate could not be evaluated on (``transformFailed(_:count:)``),
+    /// for callers that report each.
+    public var onTransformFailure: ((TransformFailure) -> Void)?
     /// Called for each response read that lists zones and holds no records (`zones/list`,
     /// `changes/database`…): nothing to convert, but worth telling.
     public var onZoneListing: ((ZoneListing) -> Void)?
@@ -81,6 +84,7 @@ public final class RecordPipeline {
     /// line without the predicate's literals), so an error could not be raised alike on every
     /// path. They are counted, and the first is kept for the summary (``firstTransformFailure``).
     public func transformFailed(_ failure: TransformFailure, count: Int = 1) {
+        onTransformFailure?(failure)
         counts.transformFailures += count
         if firstTransformFailure == nil { firstTransformFailure = failure }
     }
@@ -120,6 +124,18 @@ public final class RecordPipeline {
         counts.rejected += rejected
         counts.bytesIn += bytes
         if let onProgress { onProgress(statistics) }
+    }
+
+    /// Handles an input of a source that is not a record, by ``policy``: under `.fail`, throws
+    /// `error`; under `.skip`, counts it, writes it to the rejects sink with `write` (when the
+    /// policy has a sink and `write` is given: the source knows how its format's rejects are
+    /// written) and reports it (``onReject``). Sources whose readers count their own rejects
+    /// report them with ``countInput(records:rejected:bytes:)`` instead.
+    public func reject(_ error: any Error, writing write: ((any ByteSink) throws -> Void)? = nil) throws {
+        guard case .skip(let rejects) = policy else { throw error }
+        counts.rejected += 1
+        if let rejects, let write { try write(rejects) }
+        onReject?(error)
     }
 
     /// Notes a response that lists zones and holds no records (`zones/list`, `changes/database`…):

@@ -50,9 +50,7 @@ public struct ZonesResponse: Sendable {
     /// `changes/database`, `zones/changes` or `zones/list` (which `zones/lookup` and
     /// `zones/modify` answers look like too).
     public var shape: String {
-        if carriesRecords { return "changes/zone" }
-        if metaSyncToken != nil { return "zones/changes" }
-        if syncToken != nil { return "changes/database" }
-        return "zones/list"
+        ResponseWalker.zonesShape(carriesRecords: carriesRecords, hasMetaSyncToken: metaSyncToken != nil,
+                                  hasSyncToken: syncToken != nil).rawValue
     }
 }

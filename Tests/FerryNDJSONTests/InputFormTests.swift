@@ -22,39 +22,7 @@ enum InputForms {
     static func compact(_ record: Record) -> String { RecordJSON.encodedString(record) }
 
     /// JSON text pretty-printed as CloudKit prints it.
-    static func pretty(_ compact: String, indent: Int = 0) -> String {
-        let value = try! JSONValue(parsing: compact)
-        var out = ""
-        func write(_ value: JSONValue, _ level: Int) {
-            let pad = String(repeating: "  ", count: level)
-            switch value {
-            case .object(let object) where !object.members.isEmpty:
-                out += "{\n"
-                for (i, member) in object.members.enumerated() {
-                    var key = JSONOutput()
-                    key.appendString(member.key)
-                    out += pad + "  " + String(decoding: key.bytes, as: UTF8.self) + " : "
-                    write(member.value, level + 1)
-                    out += i + 1 < object.members.count ? ",\n" : "\n"
-                }
-                out += pad + "}"
-            case .array(let items) where !items.isEmpty:
-                out += "[\n"
-                for (i, item) in items.enumerated() {
-                    out += pad + "  "
-                    write(item, level + 1)
-                    out += i + 1 < items.count ? ",\n" : "\n"
-                }
-                out += pad + "]"
-            default:
-                var o = JSONOutput()
-                o.appendValue(value)
-                out += String(decoding: o.bytes, as: UTF8.self)
-            }
-        }
-        write(value, indent)
-        return out
-    }
+    static func pretty(_ compact: String, indent: Int = 0) -> String { ResponseShapes.pretty(compact, indent: indent) }
 
     /// Every form, as named inputs; each holds all of `records`, in order.
     static func forms(of records: [Record]) -> [(name: String, text: String)] {
@@ -107,14 +75,8 @@ struct InputFormTests {
         let text = InputForms.forms(of: Self.records).first { $0.name == form }!.text
         for (threads, split) in [(1, Int.max), (2, Int.max), (2, 0), (1, 0)] {
             let sink = MemorySink()
-            var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: form, chunkSize: 100)
-            let converter = NDJSONParallelConverter(
-                sources: {
-                    defer { given = nil }
-                    return given
-                }, destination: .encodedLines { bytes, _ in try sink.write(bytes) },
-                configuration: .init(threads: threads, chunkSize: 4096, minimumSplitSize: split))
-            _ = try converter.run()
+            try ParallelRead(source: MemorySource(Array(text.utf8), name: form, chunkSize: 100), into: sink, threads: threads,
+                             configuration: .init(chunkSize: 4096, minimumSplitSize: split)).run()
             let lines = String(decoding: sink.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             #expect(lines == Self.expected, "\(form) on \(threads) threads, cut from \(split) bytes")
         }
@@ -127,16 +89,12 @@ struct DocumentSplitTests {
     func convert(_ text: String, split: Bool, skip: Bool) -> (out: [String], rejects: String, reports: [String], failure: String?) {
         let sink = MemorySink(), rejects = MemorySink()
         var reports: [String] = []
-        var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: "big.json", chunkSize: 333)
-        let converter = NDJSONParallelConverter(
-            sources: {
-                defer { given = nil }
-                return given
-            }, destination: .encodedLines { bytes, _ in try sink.write(bytes) }, policy: skip ? .skip(rejects: rejects) : .fail,
-            configuration: .init(threads: 2, chunkSize: 4096, minimumSplitSize: split ? 0 : .max))
-        converter.onReject = { reports.append("\($0)") }
+        let read = ParallelRead(source: MemorySource(Array(text.utf8), name: "big.json", chunkSize: 333), into: sink,
+                                policy: skip ? .skip(rejects: rejects) : .fail, threads: 2,
+                                configuration: .init(chunkSize: 4096, minimumSplitSize: split ? 0 : .max))
+        read.pipeline.onReject = { reports.append("\($0)") }
         var failure: String?
-        do { _ = try converter.run() } catch { failure = "\(error)" }
+        do { try read.run() } catch { failure = "\(error)" }
         return (String(decoding: sink.bytes, as: UTF8.self).split(separator: "\n").map(String.init),
                 String(decoding: rejects.bytes, as: UTF8.self), reports, failure)
     }
@@ -230,12 +188,12 @@ struct RejectedInputTests {
     func validEntryCompacted() throws {
         let entry = "{\n  \"a\" : \"x  y\",\n  \"b\" : [ 1, 2 ]\n}"
         let sink = MemorySink()
-        try Array(entry.utf8).withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: sink) }
+        try Array(entry.utf8).withUnsafeBytes { try RecordDocumentDecoder.writeReject($0, to: sink) }
         #expect(String(decoding: sink.bytes, as: UTF8.self) == "{\"a\":\"x  y\",\"b\":[1,2]}\n")
         // Not valid JSON (a string left open across lines): kept as it was.
         let broken = "{\n  \"a\" : \"x  y\n  \"b\" : [ 1, 2 ]\n}"
         let brokenSink = MemorySink()
-        try Array(broken.utf8).withUnsafeBytes { try NDJSONLineDecoder.writeReject($0, to: brokenSink) }
+        try Array(broken.utf8).withUnsafeBytes { try RecordDocumentDecoder.writeReject($0, to: brokenSink) }
         #expect(String(decoding: brokenSink.bytes, as: UTF8.self) == broken + "\n")
     }
 }
@@ -259,14 +217,10 @@ struct ZoneListingPositionTests {
         #expect(reader.zoneListings.map(\.line) == Array(starts[1...]))
 
         var seen: [Int] = []
-        var given: (any ByteSource)? = MemorySource(Array(text.utf8), name: "multi.json", chunkSize: 97)
-        let converter = NDJSONParallelConverter(
-            sources: {
-                defer { given = nil }
-                return given
-            }, destination: .encodedLines { _, _ in }, configuration: .init(threads: 2, chunkSize: 4096))
-        converter.onZoneListing = { seen.append($0.line) }
-        _ = try converter.run()
+        let read = ParallelRead(source: MemorySource(Array(text.utf8), name: "multi.json", chunkSize: 97), into: MemorySink(),
+                                threads: 2, configuration: .init(chunkSize: 4096))
+        read.pipeline.onZoneListing = { seen.append($0.line) }
+        try read.run()
         #expect(seen == Array(starts[1...]))
     }
 }
@@ -287,24 +241,18 @@ struct ResponseScreeningTests {
                         skip: Bool) -> [String] {
         let sink = MemorySink(), rejects = MemorySink()
         var reports: [String] = []
-        var given: (any ByteSource)? = MemorySource(bytes ?? Array(text.utf8), name: "input", chunkSize: 100)
-        let sources: () throws -> (any ByteSource)? = {
-            defer { given = nil }
-            return given
-        }
+        let source = MemorySource(bytes ?? Array(text.utf8), name: "input", chunkSize: 100)
         let transform = RecordTransform(filter: filter)
-        let configuration = NDJSONParallelConverter.Configuration(threads: 2, chunkSize: 4096, minimumSplitSize: split ? 0 : .max)
-        let destination = NDJSONParallelConverter.Destination.encodedLines { bytes, _ in try sink.write(bytes) }
+        let configuration = JSONFraming(chunkSize: 4096, minimumSplitSize: split ? 0 : .max)
         let policy: RecordErrorPolicy = skip ? .skip(rejects: rejects) : .fail
-        let converter = screened
-            ? NDJSONParallelConverter(sources: sources, destination: destination, policy: policy, transform: transform,
-                                      configuration: configuration)
-            : NDJSONParallelConverter(sources: sources, destination: destination, policy: policy, prefilter: nil,
-                                      transform: { record, _ in try transform.apply(&record) }, configuration: configuration)
-        converter.onReject = { reports.append("reject \($0)") }
-        converter.onTransformFailure = { reports.append("transform \($0)") }
+        let read = screened
+            ? ParallelRead(source: source, into: sink, policy: policy, transform: transform, threads: 2, configuration: configuration)
+            : ParallelRead(source: source, into: sink, policy: policy, transform: RecordTransform(custom: { try transform.apply(&$0) }),
+                           prefilter: .some(nil), threads: 2, configuration: configuration)
+        read.pipeline.onReject = { reports.append("reject \($0)") }
+        read.pipeline.onTransformFailure = { reports.append("transform \($0)") }
         var failure = "none"
-        do { _ = try converter.run() } catch { failure = "\(error)" }
+        do { try read.run() } catch { failure = "\(error)" }
         return [String(decoding: sink.bytes, as: UTF8.self), String(decoding: rejects.bytes, as: UTF8.self), failure] + reports
     }
 

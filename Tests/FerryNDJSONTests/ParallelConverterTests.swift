@@ -79,7 +79,7 @@ func convertSequentially(_ input: [UInt8], skip: Bool, limit: Int? = nil, prefil
     return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: nil)
 }
 
-/// The parallel converter on the same input: read in pieces from memory, or (`mapped`) from a
+/// The parallel reader (a JSON source into a pipeline) on the same input: read in pieces from memory, or (`mapped`) from a
 /// file it maps, named "input" either way.
 func convertInParallel(_ input: [UInt8], skip: Bool, threads: Int, chunkSize: Int, limit: Int? = nil,
                        prefilter: NDJSONPrefilter? = nil, transform: Transform? = nil,
@@ -88,24 +88,14 @@ func convertInParallel(_ input: [UInt8], skip: Bool, threads: Int, chunkSize: In
     var reports: [String] = []
     let source: any ByteSource = mapped ? try MappedTestSource(input) : MemorySource(input, name: "input", chunkSize: 1000)
     #expect((source.mapRemaining(maximumSize: .max) != nil) == (mapped && !input.isEmpty))
-    var given: (any ByteSource)? = source
-    var adapted: RecordUnitDecoder.Transform?
-    if let transform {
-        adapted = { (record: inout Record, _: Bool) throws -> Bool in try transform(&record) }
-    }
-    let converter = NDJSONParallelConverter(
-        sources: {
-            defer { given = nil }
-            return given
-        },
-        destination: .encodedLines { bytes, _ in try output.write(bytes) }, policy: skip ? .skip(rejects: rejects) : .fail,
-        prefilter: prefilter, transform: adapted,
-        configuration: .init(threads: threads, chunkSize: chunkSize, maximumLineBytes: maximumLineBytes, minimumMappedSize: 0))
-    converter.limit = limit
-    converter.onReject = { reports.append("reject \($0)") }
-    converter.onTransformFailure = { reports.append("transform \($0)") }
+    let custom: (@Sendable (inout Record) throws -> Bool)? = transform
+    let read = ParallelRead(source: source, into: output, policy: skip ? .skip(rejects: rejects) : .fail,
+                            transform: RecordTransform(custom: custom), prefilter: .some(prefilter), threads: threads, limit: limit,
+                            configuration: .init(chunkSize: chunkSize, maximumLineBytes: maximumLineBytes, minimumMappedSize: 0))
+    read.pipeline.onReject = { reports.append("reject \($0)") }
+    read.pipeline.onTransformFailure = { reports.append("transform \($0)") }
     do {
-        _ = try converter.run()
+        try read.run()
     } catch {
         return ConversionResult(output: output.bytes, rejects: rejects.bytes, reports: reports, failure: "\(error)")
     }
@@ -333,10 +323,9 @@ struct ParallelConverterTests {
         var generator = RecordGenerator(seed: 8)
         let input = generator.ndjson(count: 200)
         let source = try MappedTestSource(input)
-        let converter = NDJSONParallelConverter(source: source, sink: MemorySink(),
-                                                configuration: .init(threads: 1, chunkSize: 4096, minimumMappedSize: 0))
+        let read = ParallelRead(source: source, into: MemorySink(), threads: 1, configuration: .init(chunkSize: 4096, minimumMappedSize: 0))
         var rewritten = false
-        converter.onProgress = { _ in
+        read.pipeline.onProgress = { _ in
             guard !rewritten else { return }
             rewritten = true
             // Rewrite the first byte and grow the file by one: not a plain append.
@@ -345,12 +334,12 @@ struct ParallelConverterTests {
             _ = pwrite(fd, "\n", 1, off_t(input.count))
             close(fd)
         }
-        #expect(throws: FerryIOError.self) { try converter.run() }
+        #expect(throws: FerryIOError.self) { try read.run() }
         #expect(rewritten)
         // Unchanged, the same file converts.
-        let again = NDJSONParallelConverter(source: try MappedTestSource(input), sink: MemorySink(),
-                                            configuration: .init(threads: 1, chunkSize: 4096, minimumMappedSize: 0))
-        #expect(try again.run().recordsWritten == 200)
+        let again = ParallelRead(source: try MappedTestSource(input), into: MemorySink(), threads: 1,
+                                 configuration: .init(chunkSize: 4096, minimumMappedSize: 0))
+        #expect(try again.run().recordsOut == 200)
     }
 
     @Test("Pretty-printed, blank-first and unfinished inputs convert as the sequential reader reads them",

@@ -1,5 +1,6 @@
 import FerryIO
 @testable import FerryNDJSON
+import FerryPipeline
 import Foundation
 import Testing
 
@@ -27,9 +28,9 @@ struct WorkerCountTests {
         #expect(results == (0..<10).map { $0 * 2 })
     }
 
-    @Test("The parallel converter's configuration is clamped too")
+    @Test("The threads a pipeline offers its sources (the parallel reader's workers) are clamped too")
     func converterConfiguration() {
-        #expect(NDJSONParallelConverter.Configuration(threads: 1 << 32).threads == Processors.maximumThreads)
-        #expect(NDJSONParallelConverter.Configuration(threads: 0).threads == 1)
+        #expect(RecordPipeline(writer: NDJSONWriter(sink: MemorySink()), threads: 1 << 32).threads == Processors.maximumThreads)
+        #expect(RecordPipeline(writer: NDJSONWriter(sink: MemorySink()), threads: 0).threads == 1)
     }
 }

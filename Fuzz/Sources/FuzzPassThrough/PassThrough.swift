@@ -10,10 +10,13 @@ import FuzzDriver
 /// conversion must write exactly the reader's records, encoded.
 public func checkPassThrough(_ bytes: UnsafeRawBufferPointer) {
     let sink = MemorySink()
-    let converter = NDJSONParallelConverter(
-        source: MemorySource(Array(bytes)), sink: sink, policy: .fail,
-        configuration: .init(threads: 1, maximumLineBytes: maximumInputBytes, maximumDocumentBytes: maximumInputBytes))
-    let converted = (try? converter.run()) != nil
+    let pipeline = RecordPipeline(writer: NDJSONWriter(sink: sink), policy: .fail, threads: 1)
+    var given: (any ByteSource)? = MemorySource(Array(bytes))
+    let source = JSONRecordSource(name: "<memory>", inputs: {
+        defer { given = nil }
+        return given
+    }, configuration: .init(maximumLineBytes: maximumInputBytes, maximumDocumentBytes: maximumInputBytes))
+    let converted = (try? { try pipeline.read(source); return try pipeline.finish() }()) != nil
 
     let reader = NDJSONReader(source: MemorySource(Array(bytes)), policy: .fail,
                               configuration: .init(maximumLineBytes: maximumInputBytes, maximumDocumentBytes: maximumInputBytes))

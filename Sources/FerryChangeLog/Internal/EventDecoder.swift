@@ -54,6 +54,7 @@ struct EventDecoder {
     /// once the earlier pages are known.
     private(set) var usedGivenPageZone = false
 
+    /// What the members of a document said, as its walk found them.
     private struct Members {
         var event: JSONStringToken?
         var zoneID: ZoneID?
@@ -76,6 +77,11 @@ struct EventDecoder {
         /// (`changes/database`): dropped from any other response (`zones/list`, `zones/lookup`,
         /// `zones/modify`, which are not changes).
         var listingOnly: [Int] = []
+        /// The first keys that are neither an event's nor a response's (for the message when the
+        /// document is neither).
+        var otherKeys: [String] = []
+        /// A failed request's `serverErrorCode` and `reason`, when strings.
+        var serverError: (code: String?, reason: String?) = (nil, nil)
     }
 
     /// Starts a block of lines decoded on its own: `pageZone` is the zone of the page before it,
@@ -168,18 +174,34 @@ struct EventDecoder {
         var m = Members()
         let mark = scanner.scratch.mark
         defer { scanner.scratch.forget(from: mark) }
-        var otherKeys: [String] = []
-        var serverError: (code: String?, reason: String?) = (nil, nil)
-        var first = true
-        while try s.nextMember(&first) {
-            let key = try s.readKey(recordingIn: &scanner.scratch, from: mark)
-            s.skipWhitespace()
+        // The members, walked as a response's (``ResponseWalker``): an event's are among them.
+        var members = ResponseWalker.Members()
+        while let (member, key) = try members.next(&s, recordingIn: &scanner.scratch, from: mark) {
             if s.current == UInt8(ascii: "n") {
                 try s.skipValue(scratch: &scanner.scratch)
-            } else if s.equals(key, "event") {
+                continue
+            }
+            switch member {
+            case .zoneID?: m.zoneID = try scanner.readZone(&s, in: text)
+            case .recordName?: m.recordName = try s.readString(for: "recordName")
+            case .recordType?: m.recordType = try s.readString(for: "recordType")
+            case .syncToken?: m.syncToken = try s.readString(for: "syncToken")
+            case .metaSyncToken?: m.metaSyncToken = try s.readString(for: "metaSyncToken")
+            case .moreComing?: m.moreComing = try s.readBool(for: "moreComing")
+            case .records?:
+                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
+                m.records = s
+                try s.skipValueStructure() // validated when its entries are read below
+            case .zones?:
+                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"zones\"") }
+                // Read in place, as a `changes/zone` response; a listing's meaning is settled
+                // once its token is seen (below).
+                m.zonesMark = out.count
+                try emitZones(&s, text, into: out, listingPatches: &m.listingPatches, listingOnly: &m.listingOnly)
+            case nil where s.equals(key, "event"):
                 guard s.current == UInt8(ascii: "\"") else { throw s.unexpected("a string for \"event\"") }
                 m.event = try s.readStringToken()
-            } else if s.equals(key, "record") {
+            case nil where s.equals(key, "record"):
                 m.hasRecord = true
                 if tokensOnly {
                     try s.skipValueStructure()
@@ -187,34 +209,12 @@ struct EventDecoder {
                     m.record = try scanner.scan(&s, in: text, insertingZone: defaultZone)
                     m.recordZoneIndex = scanner.lastZoneIndex
                 }
-            } else if s.equals(key, "zoneID") {
-                m.zoneID = try scanner.readZone(&s, in: text)
-            } else if s.equals(key, "recordName") {
-                m.recordName = try s.readString(for: "recordName")
-            } else if s.equals(key, "recordType") {
-                m.recordType = try s.readString(for: "recordType")
-            } else if s.equals(key, "syncToken") {
-                m.syncToken = try s.readString(for: "syncToken")
-            } else if s.equals(key, "metaSyncToken") {
-                m.metaSyncToken = try s.readString(for: "metaSyncToken")
-            } else if s.equals(key, "moreComing") {
-                m.moreComing = try readBool(&s, "moreComing")
-            } else if s.equals(key, "records") {
-                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
-                m.records = s
-                try s.skipValueStructure() // validated when its entries are read below
-            } else if s.equals(key, "zones") {
-                guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"zones\"") }
-                // Read in place, as a `changes/zone` response; a listing's meaning is settled
-                // once its token is seen (below).
-                m.zonesMark = out.count
-                try emitZones(&s, text, into: out, listingPatches: &m.listingPatches, listingOnly: &m.listingOnly)
-            } else {
-                if otherKeys.count < 6 { otherKeys.append(try s.string(key)) }
-                if s.equals(key, "serverErrorCode") && s.current == UInt8(ascii: "\"") {
-                    serverError.code = try s.readString(for: "serverErrorCode")
-                } else if s.equals(key, "reason") && s.current == UInt8(ascii: "\"") {
-                    serverError.reason = try s.readString(for: "reason")
+            default:
+                if m.otherKeys.count < 6 { m.otherKeys.append(try s.string(key)) }
+                if member == .serverErrorCode && s.current == UInt8(ascii: "\"") {
+                    m.serverError.code = try s.readString(for: "serverErrorCode")
+                } else if member == .reason && s.current == UInt8(ascii: "\"") {
+                    m.serverError.reason = try s.readString(for: "reason")
                 } else {
                     try s.skipValue(scratch: &scanner.scratch)
                 }
@@ -230,20 +230,21 @@ struct EventDecoder {
         } else if var records = m.records {
             try emitPage(&records, m, text, into: out)
         } else if m.zonesMark != nil {
-            if let token = m.syncToken ?? m.metaSyncToken {
+            if let token = ResponseWalker.databaseToken(syncToken: m.syncToken, metaSyncToken: m.metaSyncToken) {
                 // A zone listing (`changes/database`, `zones/changes`): its entries are zone changes.
                 for patch in m.listingPatches { out.replace(at: patch.index, with: patch.event) }
                 out.append(.checkpoint(.init(zoneID: nil, syncToken: token, moreComing: m.moreComing)))
             } else {
                 out.remove(at: m.listingOnly)
             }
-        } else if let code = serverError.code, m.recordName == nil {
+        } else if let code = m.serverError.code, m.recordName == nil {
             // A request that failed as a whole (`{"serverErrorCode", "reason", "uuid", …}`) was saved
             // in place of its response: the history misses that page.
             throw s.error(.serverError, "expected a change event or a CloudKit change response, found a failed request's "
-                          + "error, server error \(code)" + (serverError.reason.map { ": \($0)" } ?? "")
+                          + "error, server error \(code)" + (m.serverError.reason.map { ": \($0)" } ?? "")
                           + " (the page it stands for is missing from the history)", at: start)
         } else {
+            let otherKeys = m.otherKeys
             let found = m.recordName != nil ? "a record dictionary"
                 : otherKeys.isEmpty ? "an object without those keys" : "an object with keys " + otherKeys.map { "\"\($0)\"" }.joined(separator: ", ")
             throw s.error(.wrongType, "expected a change event (\"event\") or a CloudKit change response (\"records\" or \"zones\"), found \(found)", at: start)
@@ -296,13 +297,6 @@ struct EventDecoder {
             return true
         }
         return false
-    }
-
-    private func readBool(_ s: inout JSONScanner, _ key: String) throws(RecordFormatError) -> Bool {
-        guard s.current == UInt8(ascii: "t") || s.current == UInt8(ascii: "f") else {
-            throw s.error(.wrongType, "expected true or false for \"\(key)\", found \(s.describeCurrent())")
-        }
-        return try s.readBool()
     }
 
     private mutating func emitFerryEvent(_ token: JSONStringToken, _ m: inout Members, _ s: JSONScanner,
@@ -368,9 +362,8 @@ struct EventDecoder {
     private mutating func emitRecords(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, zone given: ZoneID?,
                                       into out: EventBuffer) throws(RecordFormatError) -> ZoneID? {
         var zone = given
-        try s.beginArray()
-        var first = true
-        while try s.nextElement(&first) {
+        var entries = try ResponseWalker.RecordEntries(&s)
+        while try entries.next(&s) {
             if tokensOnly {
                 if zone == nil { zone = try scanZoneOnly(&s, text) } else { try s.skipValueStructure() }
                 continue
@@ -389,27 +382,29 @@ struct EventDecoder {
         return zone ?? lastPageZone ?? defaultZone
     }
 
+    /// The zone a record entry names, its other members only walked over (tokens only).
     private mutating func scanZoneOnly(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer) throws(RecordFormatError) -> ZoneID? {
         try s.beginObject("a record object")
         var zone: ZoneID?
-        var first = true
-        while try s.nextMember(&first) {
-            let key = try s.readKey()
-            s.skipWhitespace()
-            if key.equals("zoneID") && s.current == UInt8(ascii: "{") { zone = try scanner.readZone(&s, in: text) } else { try s.skipValueStructure() }
+        var members = ResponseWalker.Members()
+        while let (member, _) = try members.next(&s) {
+            if member == .zoneID && s.current == UInt8(ascii: "{") {
+                zone = try scanner.readZone(&s, in: text)
+            } else {
+                try s.skipValueStructure()
+            }
         }
         return zone
     }
 
     /// The entries of a `zones` array: zones with their record changes (`changes/zone`), or zone
-    /// changes (`isListing`: `changes/database`, `zones/changes`).
+    /// changes (a listing: `changes/database`, `zones/changes`, whose meaning the document's
+    /// token settles), or a zone's error entry.
     private mutating func emitZones(_ s: inout JSONScanner, _ text: UnsafeRawBufferPointer, into out: EventBuffer,
                                     listingPatches: inout [(index: Int, event: RawEvent)],
                                     listingOnly: inout [Int]) throws(RecordFormatError) {
-        try s.beginArray()
-        var first = true
-        while try s.nextElement(&first) {
-            try s.beginObject("a zone entry (an object)")
+        var entries = try ResponseWalker.ZoneEntries(&s)
+        while try entries.next(&s) != nil {
             let mark = scanner.scratch.mark
             defer { scanner.scratch.forget(from: mark) }
             var zoneID: ZoneID?
@@ -423,20 +418,19 @@ struct EventDecoder {
             var isPurged = false
             var errorCode: String?
             var reason: String?
-            var firstMember = true
-            while try s.nextMember(&firstMember) {
-                let key = try s.readKey(recordingIn: &scanner.scratch, from: mark)
-                s.skipWhitespace()
+            var members = ResponseWalker.Members()
+            while let (member, _) = try members.next(&s, recordingIn: &scanner.scratch, from: mark) {
                 if s.current == UInt8(ascii: "n") {
                     try s.skipValue(scratch: &scanner.scratch)
-                } else if s.equals(key, "zoneID") {
-                    zoneID = try scanner.readZone(&s, in: text)
-                } else if s.equals(key, "syncToken") {
-                    syncToken = try s.readString(for: "syncToken")
-                } else if s.equals(key, "moreComing") {
-                    moreComing = try readBool(&s, "moreComing")
+                    continue
+                }
+                switch member {
+                case .zoneID?: zoneID = try scanner.readZone(&s, in: text)
+                case .syncToken?: syncToken = try s.readString(for: "syncToken")
+                case .moreComing?:
+                    moreComing = try s.readBool(for: "moreComing")
                     hasMoreComing = true
-                } else if s.equals(key, "records") {
+                case .records?:
                     guard s.current == UInt8(ascii: "[") else { throw s.unexpected("an array for \"records\"") }
                     if let zoneID {
                         // The zone is known (CloudKit gives it first): the records are read in place.
@@ -446,16 +440,11 @@ struct EventDecoder {
                         records = s
                         try s.skipValueStructure()
                     }
-                } else if s.equals(key, "deleted") {
-                    isDeleted = try readBool(&s, "deleted")
-                } else if s.equals(key, "purged") {
-                    isPurged = try readBool(&s, "purged")
-                } else if s.equals(key, "serverErrorCode") {
-                    errorCode = try s.readString(for: "serverErrorCode")
-                } else if s.equals(key, "reason") {
-                    reason = try s.readString(for: "reason")
-                } else {
-                    try s.skipValue(scratch: &scanner.scratch)
+                case .deleted?: isDeleted = try s.readBool(for: "deleted")
+                case .purged?: isPurged = try s.readBool(for: "purged")
+                case .serverErrorCode?: errorCode = try s.readString(for: "serverErrorCode")
+                case .reason?: reason = try s.readString(for: "reason")
+                default: try s.skipValue(scratch: &scanner.scratch)
                 }
             }
             if let errorCode {

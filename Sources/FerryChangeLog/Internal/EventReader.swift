@@ -314,7 +314,7 @@ final class EventReader: RawEventSource {
                                                source: sourceName, line: line, column: 1)
                     return
                 }
-                if NDJSONLineDecoder.isBlank(content) { continue }
+                if RecordDocumentDecoder.isBlank(content) { continue }
                 do throws(RecordFormatError) {
                     try decoder.decodeLine(content, into: job.events)
                 } catch {

@@ -132,6 +132,20 @@ package enum Syscall {
     package static func link(descriptor fd: Int32, to path: String) -> Int32 {
         linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno
     }
+
+    /// The size of a memory page (`sysconf(_SC_PAGESIZE)`).
+    package static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// Gives back the pages of a file mapping that lie wholly before `end`, from the page that
+    /// holds `start` on (`madvise` with `MADV_DONTNEED`): they were read and will not be read
+    /// again, so they no longer count towards the process's memory, and stay in the page cache.
+    /// Returns where the pages given back end (a page boundary), or `nil` when none were.
+    package static func discardPages(from start: UnsafeRawPointer, to end: UnsafeRawPointer) -> UnsafeRawPointer? {
+        let from = Int(bitPattern: start) & ~(pageSize - 1), to = Int(bitPattern: end) & ~(pageSize - 1)
+        guard to > from else { return nil }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED)
+        return UnsafeRawPointer(bitPattern: to)
+    }
     #endif
 
     /// Whether `path` exists with no write permission bit set, for anyone.

@@ -58,81 +58,96 @@ enum DocumentSplitter {
     /// The runs of records of the document at the scanner, which is left after it; `nil`, with
     /// the scanner anywhere, when the document is not one to cut.
     private static func runs(of s: inout JSONScanner, in text: UnsafeRawBufferPointer, runBytes: Int, validatingDepth: Int?) -> [Run]? {
-        var result: [Run] = []
-        var scratch = JSONKeyScratch()
+        var cutter = ResponseCutter(text: text, runBytes: runBytes, validatingDepth: validatingDepth)
         do throws(RecordFormatError) {
             try s.beginObject()
-            let mark = scratch.mark
-            var sawRecords = false, sawZones = false
-            var first = true
-            while try s.nextMember(&first) {
-                let key = try s.readKey(recordingIn: &scratch, from: mark)
-                s.skipWhitespace()
-                if s.equals(key, "records") && s.current == UInt8(ascii: "[") {
-                    // A document with `records` and `zones` is read as its decoder reads it:
-                    // its `records` only.
-                    guard !sawZones else { return nil }
-                    try collect(&s, in: text, zone: nil, runBytes: runBytes, validatingDepth: validatingDepth, into: &result)
-                    sawRecords = true
-                } else if s.equals(key, "zones") && s.current == UInt8(ascii: "[") {
-                    guard !sawRecords else { return nil }
-                    guard try zoneRuns(&s, in: text, scratch: &scratch, runBytes: runBytes, validatingDepth: validatingDepth,
-                                       into: &result) else { return nil }
-                    sawRecords = true
-                    sawZones = true
-                } else if isRecordKey(key, s) {
-                    return nil // a record with a member named `records`: read whole
-                } else {
-                    try s.skipValue(scratch: &scratch)
-                }
-            }
-            return sawRecords ? result : nil
+            return try cutter.cut(&s) ? cutter.runs : nil
         } catch {
             return nil
         }
     }
+}
 
-    /// The entries of a `zones` array: `false` unless every entry has records and no error.
-    private static func zoneRuns(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, scratch: inout JSONKeyScratch,
-                                 runBytes: Int, validatingDepth: Int?, into result: inout [Run]) throws(RecordFormatError) -> Bool {
-        try s.beginArray()
-        var first = true
-        while try s.nextElement(&first) {
-            try s.beginObject()
+/// Cuts one response, walked with ``ResponseWalker``: its `records`, or the records of each of
+/// its `zones` entries, collected in runs; the rest checked in full (it is decoded nowhere else).
+private struct ResponseCutter {
+    let text: UnsafeRawBufferPointer
+    let runBytes: Int
+    let validatingDepth: Int?
+    /// The runs cut so far, in order.
+    var runs: [DocumentSplitter.Run] = []
+    /// The keys of the open objects (the response's, a zone entry's), for duplicate checks.
+    private var scratch = JSONKeyScratch()
+
+    init(text: UnsafeRawBufferPointer, runBytes: Int, validatingDepth: Int?) {
+        self.text = text
+        self.runBytes = runBytes
+        self.validatingDepth = validatingDepth
+    }
+
+    /// Cuts the response whose `{` the scanner consumed; `false` when it is not one to cut: a
+    /// record (with a member named `records`), both `records` and `zones` (the decoder reads such
+    /// a document as its `records`), a zone entry with an error or without a zone or records, or
+    /// neither array.
+    mutating func cut(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        let mark = scratch.mark
+        var sawRecords = false, sawZones = false
+        var members = ResponseWalker.Members()
+        while let (member, _) = try members.next(&s, recordingIn: &scratch, from: mark) {
+            switch member {
+            case .records? where s.current == UInt8(ascii: "["):
+                guard !sawZones else { return false }
+                try collect(&s, zone: nil)
+                sawRecords = true
+            case .zones? where s.current == UInt8(ascii: "["):
+                guard !sawRecords, try cutZones(&s) else { return false }
+                sawRecords = true
+                sawZones = true
+            case let member? where member.isRecordMember:
+                return false // a record with a member named `records`: read whole
+            default:
+                try s.skipValue(scratch: &scratch)
+            }
+        }
+        return sawRecords
+    }
+
+    /// The entries of a `zones` array: `false` unless every entry has a zone and records, and no
+    /// error.
+    private mutating func cutZones(_ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        var entries = try ResponseWalker.ZoneEntries(&s)
+        while try entries.next(&s) != nil {
             let mark = scratch.mark
             defer { scratch.forget(from: mark) }
             var zone: ZoneID?
             var records: JSONScanner?
-            var firstMember = true
-            while try s.nextMember(&firstMember) {
-                let key = try s.readKey(recordingIn: &scratch, from: mark)
-                s.skipWhitespace()
-                if s.equals(key, "zoneID") && s.current == UInt8(ascii: "{") {
+            var members = ResponseWalker.Members()
+            while let (member, _) = try members.next(&s, recordingIn: &scratch, from: mark) {
+                switch member {
+                case .zoneID? where s.current == UInt8(ascii: "{"):
                     zone = try s.decodeZoneID()
-                } else if s.equals(key, "records") && s.current == UInt8(ascii: "[") {
+                case .records? where s.current == UInt8(ascii: "["):
                     records = s
                     try s.skipValueStructure()
-                } else if s.equals(key, "serverErrorCode") {
+                case .serverErrorCode?:
                     return false
-                } else {
+                default:
                     try s.skipValue(scratch: &scratch)
                 }
             }
             guard var records, let zone else { return false }
-            try collect(&records, in: text, zone: zone, runBytes: runBytes, validatingDepth: validatingDepth, into: &result)
+            try collect(&records, zone: zone)
         }
         return true
     }
 
-    /// The elements of the array at the scanner, in runs of about `runBytes`.
-    private static func collect(_ s: inout JSONScanner, in text: UnsafeRawBufferPointer, zone: ZoneID?, runBytes: Int, validatingDepth: Int?,
-                                into result: inout [Run]) throws(RecordFormatError) {
-        try s.beginArray()
-        var run = Run(elements: [], zone: zone)
+    /// The entries of the `records` array at the scanner, in runs of about ``runBytes``, each
+    /// skipped structurally or, with a ``validatingDepth``, checked in full (``JSONValidator``).
+    private mutating func collect(_ s: inout JSONScanner, zone: ZoneID?) throws(RecordFormatError) {
+        var run = DocumentSplitter.Run(elements: [], zone: zone)
         var runStart = -1
-        var first = true
-        while try s.nextElement(&first) {
-            s.skipWhitespace()
+        var entries = try ResponseWalker.RecordEntries(&s)
+        while try entries.next(&s) {
             let start = s.position
             if let validatingDepth {
                 // The depth the caller's check allows, and what is left of the document's.
@@ -150,20 +165,11 @@ enum DocumentSplitter {
             if runStart < 0 { runStart = start }
             run.elements.append(start..<s.position)
             if s.position - runStart >= runBytes {
-                result.append(run)
-                run = Run(elements: [], zone: zone)
+                runs.append(run)
+                run = DocumentSplitter.Run(elements: [], zone: zone)
                 runStart = -1
             }
         }
-        if !run.elements.isEmpty { result.append(run) }
-    }
-
-    /// Whether `key` names a member of a record dictionary (so the object is a record).
-    private static func isRecordKey(_ key: JSONStringToken, _ s: JSONScanner) -> Bool {
-        for name: StaticString in ["recordName", "recordType", "fields", "recordChangeTag", "created", "modified", "zoneID",
-                                   "parent", "share", "deleted", "shortGUID", "pluginFields"] where s.equals(key, name) {
-            return true
-        }
-        return false
+        if !run.elements.isEmpty { runs.append(run) }
     }
 }

@@ -65,7 +65,7 @@ package final class RecordUnitResult: @unchecked Sendable {
     package var keptCount: Int { max(records.count, recordEnds.count) }
 }
 
-/// Decodes units of records on whichever thread runs it: lines through ``NDJSONLineDecoder``
+/// Decodes units of records on whichever thread runs it: lines through ``RecordDocumentDecoder``
 /// (plain record lines into one reused record), documents in one pass each; then the transform
 /// (filters, projection) and, when asked, the encoding — exactly as a sequential reader and
 /// writer would.
@@ -74,7 +74,7 @@ package struct RecordUnitDecoder: Sendable {
     /// says the prefilter already found that the record matches the predicate.
     package typealias Transform = @Sendable (inout Record, _ filterMatched: Bool) throws -> Bool
 
-    package let decoder: NDJSONLineDecoder
+    package let decoder: RecordDocumentDecoder
     package let transform: Transform?
     /// Encode kept records as NDJSON lines instead of keeping them.
     package let encodes: Bool
@@ -88,7 +88,7 @@ package struct RecordUnitDecoder: Sendable {
     /// The framer's limits, for inputs read whole here.
     package let framing: JSONFramer.Configuration
 
-    package init(decoder: NDJSONLineDecoder, transform: Transform?, encodes: Bool, failsFast: Bool, maximumLineBytes: Int,
+    package init(decoder: RecordDocumentDecoder, transform: Transform?, encodes: Bool, failsFast: Bool, maximumLineBytes: Int,
                  framing: JSONFramer.Configuration = .init()) {
         self.framing = framing
         self.decoder = decoder
@@ -174,7 +174,7 @@ package struct RecordUnitDecoder: Sendable {
             result.itemCount = localIndex
         }
         // Plain record lines are decoded into this one value, line after line (see
-        // ``NDJSONLineDecoder/decodeRecord(_:into:)``); other lines go through `decode`.
+        // ``RecordDocumentDecoder/decodeRecord(_:into:)``); other lines go through `decode`.
         var reused = Record(recordName: "")
         var scratch = TranscodingScratch()
         var start = 0
@@ -193,7 +193,7 @@ package struct RecordUnitDecoder: Sendable {
                 continue
             }
             let content = UnsafeRawBufferPointer(rebasing: bytes[start..<contentEnd])
-            if NDJSONLineDecoder.isBlank(content) { continue }
+            if RecordDocumentDecoder.isBlank(content) { continue }
             let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
             if passesThrough && RecordJSON.transcodeRecord(content, into: &result.output, scratch: &scratch,
                                                            configuration: decoder.configuration) {
@@ -245,24 +245,26 @@ package struct RecordUnitDecoder: Sendable {
         }
         let rest = UnsafeRawBufferPointer(rebasing: text[offset...])
         /// Hands on an item whose offsets count from `base` in `rest`, placed in lines.
-        func deliver(_ item: consuming NDJSONLineItem, base: Int) throws {
+        func deliver(_ item: consuming RecordDocumentItem, base: Int) throws {
             localIndex += 1
             var line = 1
             var located = item
             if case .reject(var error, let raw) = located {
-                let position = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + error.byteOffset)
+                let position = RecordDocumentDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + error.byteOffset)
                 line = position.line
                 error.line = position.line
                 error.column = position.column
                 located = .reject(error, raw: raw)
             } else if case .zoneListing(_, let start) = located {
-                line = NDJSONLineDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + start).line
+                line = RecordDocumentDecoder.lineAndColumn(in: lineText ?? text, offset: lineBase + offset + base + start).line
             }
             if try !me.pointee.handle(located, into: result, line: line, localIndex: localIndex) { localIndex -= 1 }
         }
         do {
             // Under a prefilter, responses are cut into their records, and each is screened on
-            // its own (a whole response would always hold the literals of some record).
+            // its own (a whole response would always hold the literals of some record). (Chosen
+            // here, not by the decoder's documents entry point: the items are handed on by one
+            // closure each way, inlined; through that entry point each item was copied.)
             if decoder.prefilter != nil,
                let pieces = DocumentSplitter.pieces(of: rest, runBytes: Int.max, maximumDepth: framing.maximumDepth,
                                                         validatingDepth: decoder.configuration.maximumDepth) {
@@ -310,7 +312,7 @@ package struct RecordUnitDecoder: Sendable {
                     var line = 1
                     var located = item
                     if case .reject(var error, let raw) = located {
-                        let position = NDJSONLineDecoder.lineAndColumn(in: unit.document, offset: unit.offsetInDocument + error.byteOffset)
+                        let position = RecordDocumentDecoder.lineAndColumn(in: unit.document, offset: unit.offsetInDocument + error.byteOffset)
                         line = position.line
                         error.line = position.line
                         error.column = position.column
@@ -325,7 +327,7 @@ package struct RecordUnitDecoder: Sendable {
     }
 
     /// One item of a line or document; returns whether it counts among records and rejects.
-    private func handle(_ item: consuming NDJSONLineItem, into result: RecordUnitResult, line: Int, localIndex: Int) throws -> Bool {
+    private func handle(_ item: consuming RecordDocumentItem, into result: RecordUnitResult, line: Int, localIndex: Int) throws -> Bool {
         switch consume item {
         case .record(var record, let matched):
             try take(&record, matched: matched, into: result, line: line, localIndex: localIndex)

@@ -224,7 +224,7 @@ package struct JSONScanner {
     }
 
     /// Moves to the next element of an array: returns `false` (having consumed `]`) at its end.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func nextElement(_ first: inout Bool) throws(RecordFormatError) -> Bool {
         skipWhitespace()
         if first {

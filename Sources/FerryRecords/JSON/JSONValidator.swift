@@ -15,8 +15,9 @@ package enum JSONValidator {
         /// Whether the input is one well-formed JSON value (surrounding whitespace allowed).
         package var isWellFormed: Bool
         /// Whether it is an object whose top-level keys include none of `records`, `zones` and
-        /// `serverErrorCode` (so it can only be a record dictionary, not a response, a zone
-        /// listing or an error entry). Meaningful only when well-formed.
+        /// `serverErrorCode` (``CloudKitKey/marksNonRecord(_:count:)``: so it can only be a
+        /// record dictionary, not a response, a zone listing or an error entry). Meaningful only
+        /// when well-formed.
         package var isRecordObject: Bool
     }
 
@@ -196,7 +197,7 @@ package enum JSONValidator {
             guard base[i] == 0x22 else { return false }
             let keyStart = i + 1
             guard skipString() else { return false }
-            if depth == 1 && JSONValidator.isNotRecordKey(base, keyStart, i - 1) { isRecordObject = false }
+            if depth == 1 && CloudKitKey.marksNonRecord(base + keyStart, count: i - 1 - keyStart) { isRecordObject = false }
             skipSpace()
             guard i < end, base[i] == 0x3A else { return false }
             i += 1
@@ -324,23 +325,4 @@ package enum JSONValidator {
             return true
         }
     }
-
-    /// Whether the key bytes are `records`, `zones` or `serverErrorCode` (escaped spellings are caught by
-    /// callers, which treat any line with `\u` as possibly something else).
-    @inline(__always)
-    fileprivate static func isNotRecordKey(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        let n = end - start
-        if n == 5 { return memcmp(base + start, "zones", 5) == 0 }
-        if n == 7 { return memcmp(base + start, "records", 7) == 0 }
-        if n == 15 { return memcmp(base + start, "serverErrorCode", 15) == 0 }
-        return false
-    }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

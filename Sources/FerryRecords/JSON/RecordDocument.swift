@@ -231,36 +231,9 @@ extension JSONValue {
     }
 }
 
-// The keys of a record dictionary, as bits for duplicate detection.
-private enum RecordKey: UInt16 {
-    case recordName = 1, recordType = 2, zoneID = 4, fields = 8, pluginFields = 16, recordChangeTag = 32
-    case created = 64, modified = 128, deleted = 256, parent = 512, share = 1024, shortGUID = 2048
-
-    /// The order Ferry writes them in (``RecordJSON/encode(_:into:)``).
-    static let canonicalOrder: [RecordKey] = [
-        .recordName, .recordType, .zoneID, .recordChangeTag, .created, .modified, .deleted, .parent, .share,
-        .shortGUID, .fields, .pluginFields,
-    ]
-
-    @inline(__always)
-    static func match(_ key: JSONKey) -> RecordKey? {
-        switch key.raw?.count ?? key.decoded!.utf8.count {
-        case 5: return key.equals("share") ? .share : nil
-        case 6: return key.equals("fields") ? .fields : key.equals("zoneID") ? .zoneID : key.equals("parent") ? .parent : nil
-        case 7: return key.equals("created") ? .created : key.equals("deleted") ? .deleted : nil
-        case 8: return key.equals("modified") ? .modified : nil
-        case 9: return key.equals("shortGUID") ? .shortGUID : nil
-        case 10: return key.equals("recordName") ? .recordName : key.equals("recordType") ? .recordType : nil
-        case 12: return key.equals("pluginFields") ? .pluginFields : nil
-        case 15: return key.equals("recordChangeTag") ? .recordChangeTag : nil
-        default: return nil
-        }
-    }
-}
-
 extension JSONScanner {
     /// Decodes the object at `position` as a record, an error entry or a response, in one pass:
-    /// a response's entries are decoded where they stand.
+    /// a response's entries are decoded where they stand (``ResponseWalker`` walks it).
     mutating func decodeDocument() throws(RecordFormatError) -> RecordDocument {
         skipWhitespace()
         let objectStart = position
@@ -279,17 +252,17 @@ extension JSONScanner {
             var response = RecordsResponse(entries: entries, continuationMarker: nil, syncToken: nil, moreComing: nil,
                                            unknownKeys: JSONObject())
             for member in members.unknown {
-                switch member.key {
-                case "continuationMarker" where member.value.stringValue != nil: response.continuationMarker = member.value.stringValue
-                case "syncToken" where member.value.stringValue != nil: response.syncToken = member.value.stringValue
-                case "moreComing":
+                switch CloudKitKey.named(member.key) {
+                case .continuationMarker? where member.value.stringValue != nil: response.continuationMarker = member.value.stringValue
+                case .syncToken? where member.value.stringValue != nil: response.syncToken = member.value.stringValue
+                case .moreComing?:
                     if case .bool(let b) = member.value { response.moreComing = b } else { response.unknownKeys.members.append(member) }
                 default: response.unknownKeys.members.append(member)
                 }
             }
             // A `records/changes` page of one zone names it beside its records; records that name no
             // zone of their own are in it, as those of a `changes/zone` entry are in the entry's.
-            if members.seen == RecordKey.zoneID.rawValue, let zoneID = record.zoneID {
+            if members.seen == CloudKitKey.zoneID.bit, let zoneID = record.zoneID {
                 response.zoneID = zoneID
                 for index in response.entries.indices {
                     if case .record(var entry) = response.entries[index].content, entry.zoneID == nil {
@@ -305,10 +278,10 @@ extension JSONScanner {
         if !hasName, let entries = members.zoneEntries.take() {
             var response = ZonesResponse(entries: entries, syncToken: nil, metaSyncToken: nil, moreComing: nil, unknownKeys: JSONObject())
             for member in members.unknown {
-                switch member.key {
-                case "syncToken" where member.value.stringValue != nil: response.syncToken = member.value.stringValue
-                case "metaSyncToken" where member.value.stringValue != nil: response.metaSyncToken = member.value.stringValue
-                case "moreComing":
+                switch CloudKitKey.named(member.key) {
+                case .syncToken? where member.value.stringValue != nil: response.syncToken = member.value.stringValue
+                case .metaSyncToken? where member.value.stringValue != nil: response.metaSyncToken = member.value.stringValue
+                case .moreComing?:
                     if case .bool(let b) = member.value { response.moreComing = b } else { response.unknownKeys.members.append(member) }
                 default: response.unknownKeys.members.append(member)
                 }
@@ -322,15 +295,14 @@ extension JSONScanner {
         try restoreAsJSON(&members, records: true, zones: true)
         let unknown = members.unknown
 
-        if members.mayBeErrorEntry {
-            if let code = unknown["serverErrorCode"]?.stringValue {
-                var entry = JSONObject()
-                if hasName { entry.append(key: "recordName", value: .string(record.recordName)) }
-                entry.members.append(contentsOf: unknown.members)
-                return .recordError(RecordServerError(
-                    recordName: hasName ? record.recordName : nil, reason: unknown["reason"]?.stringValue,
-                    serverErrorCode: code, entry: entry))
-            }
+        if members.isErrorEntry {
+            let code = unknown["serverErrorCode"]!.stringValue!
+            var entry = JSONObject()
+            if hasName { entry.append(key: "recordName", value: .string(record.recordName)) }
+            entry.members.append(contentsOf: unknown.members)
+            return .recordError(RecordServerError(
+                recordName: hasName ? record.recordName : nil, reason: unknown["reason"]?.stringValue,
+                serverErrorCode: code, entry: entry))
         }
         if !hasName, let entries = members.nonArrayEntries {
             // A response whose entries are not an array, rather than a record without a name.
@@ -368,20 +340,19 @@ extension JSONScanner {
         var members = RecordMembers()
         try decodeMembers(into: &record, &members)
         let decoded = members.decoded
-        guard members.recordsOffset < 0, members.zonesOffset < 0, members.hasName else { return false }
-        if members.mayBeErrorEntry, members.unknown["serverErrorCode"]?.stringValue != nil { return false }
+        guard members.recordsOffset < 0, members.zonesOffset < 0, members.hasName, !members.isErrorEntry else { return false }
         // What this record does not have, the one before may have had.
-        if decoded & RecordKey.recordType.rawValue == 0 { record.recordType = nil }
-        if decoded & RecordKey.zoneID.rawValue == 0 { record.zoneID = nil }
-        if decoded & RecordKey.fields.rawValue == 0 { record.fields = nil }
-        if decoded & RecordKey.pluginFields.rawValue == 0 { record.pluginFields = nil }
-        if decoded & RecordKey.recordChangeTag.rawValue == 0 { record.recordChangeTag = nil }
-        if decoded & RecordKey.created.rawValue == 0 { record.created = nil }
-        if decoded & RecordKey.modified.rawValue == 0 { record.modified = nil }
-        if decoded & RecordKey.deleted.rawValue == 0 { record.deleted = nil }
-        if decoded & RecordKey.parent.rawValue == 0 { record.parent = nil }
-        if decoded & RecordKey.share.rawValue == 0 { record.share = nil }
-        if decoded & RecordKey.shortGUID.rawValue == 0 { record.shortGUID = nil }
+        if decoded & CloudKitKey.recordType.bit == 0 { record.recordType = nil }
+        if decoded & CloudKitKey.zoneID.bit == 0 { record.zoneID = nil }
+        if decoded & CloudKitKey.fields.bit == 0 { record.fields = nil }
+        if decoded & CloudKitKey.pluginFields.bit == 0 { record.pluginFields = nil }
+        if decoded & CloudKitKey.recordChangeTag.bit == 0 { record.recordChangeTag = nil }
+        if decoded & CloudKitKey.created.bit == 0 { record.created = nil }
+        if decoded & CloudKitKey.modified.bit == 0 { record.modified = nil }
+        if decoded & CloudKitKey.deleted.bit == 0 { record.deleted = nil }
+        if decoded & CloudKitKey.parent.bit == 0 { record.parent = nil }
+        if decoded & CloudKitKey.share.bit == 0 { record.share = nil }
+        if decoded & CloudKitKey.shortGUID.bit == 0 { record.shortGUID = nil }
         record.unknownKeys = members.unknown
         return true
     }
@@ -391,58 +362,27 @@ extension JSONScanner {
         var first = true
         // Members in the order Ferry writes them (CloudKit's dictionaries mostly come so too)
         // are matched as literals, each key tried once in turn; whatever does not fit that
-        // order (unknown keys, nulls, other orders) is left to the general loop below.
-        for known in RecordKey.canonicalOrder where matchMember(known, first: &first) {
-            members.seen |= known.rawValue
+        // order (unknown keys, nulls, other orders) is left to the walk below.
+        for known in CloudKitKey.recordMembers where matchMember(known, first: &first) {
+            members.seen |= known.bit
             try decodeMember(known, into: &record, &members.decoded)
         }
-        while try nextMember(&first) {
-            let key = try readKey()
-            guard let known = RecordKey.match(key) else {
-                let isRecords = key.equals("records")
-                if isRecords || key.equals("zones") {
-                    let offset = isRecords ? members.recordsOffset : members.zonesOffset
-                    if offset >= 0 { throw duplicate(key) }
-                    skipWhitespace()
-                    if current != UInt8(ascii: "["), members.nonArrayEntries == nil {
-                        members.nonArrayEntries = (isRecords ? "records" : "zones", position, describeCurrent())
-                    }
-                    if current == UInt8(ascii: "[") {
-                        if members.unknown.contains(where: { $0.key == (isRecords ? "records" : "zones") }) { throw duplicate(key) }
-                        if isRecords {
-                            members.recordsOffset = position
-                            members.recordsIndex = members.unknown.count
-                        } else {
-                            members.zonesOffset = position
-                            members.zonesIndex = members.unknown.count
-                        }
-                        // Reading plain records only: such an object is read by decodeDocument().
-                        guard members.decodesResponses else { return }
-                        if isRecords {
-                            members.recordEntries = try decodeRecordEntries()
-                        } else {
-                            members.zoneEntries = try decodeZoneEntries()
-                        }
-                        continue
-                    }
-                }
-                try readUnknown(key, into: &members.unknown)
-                continue
-            }
-            if members.seen & known.rawValue != 0 { throw duplicate(key) }
-            members.seen |= known.rawValue
-            if nextIsNull() {
-                try readUnknown(key, into: &members.unknown)
-                continue
-            }
-            try decodeMember(known, into: &record, &members.decoded)
+        // The common record: every member matched above, in order, and the object ends.
+        if !first && matchByte(UInt8(ascii: "}")) {
+            depth -= 1
+            return
+        }
+        try withUnsafeMutablePointer(to: &record) { (pointer) throws(RecordFormatError) in
+            members.record = pointer
+            defer { members.record = nil }
+            _ = try ResponseWalker.walkMembers(&self, first: &first, &members)
         }
     }
 
     /// Consumes `"key":` (after a comma unless `first`) if it is next and its value is not
     /// `null` (nulls under known keys are kept as unknown members, by the general loop).
     @inline(__always)
-    private mutating func matchMember(_ key: RecordKey, first: inout Bool) -> Bool {
+    private mutating func matchMember(_ key: CloudKitKey, first: inout Bool) -> Bool {
         let start = position
         if !first {
             guard matchByte(UInt8(ascii: ",")) else {
@@ -463,6 +403,7 @@ extension JSONScanner {
         case .shortGUID: matchKey(#""shortGUID""#)
         case .fields: matchKey(#""fields""#)
         case .pluginFields: matchKey(#""pluginFields""#)
+        default: false
         }
         guard matched, !nextIsNull() else {
             position = start
@@ -472,9 +413,9 @@ extension JSONScanner {
         return true
     }
 
-    /// Decodes the value of the known member `key` into `record`, and marks it `decoded`.
-    private mutating func decodeMember(_ key: RecordKey, into record: inout Record, _ decoded: inout UInt16) throws(RecordFormatError) {
-        decoded |= key.rawValue
+    /// Decodes the value of the record member `key` into `record`, and marks it `decoded`.
+    fileprivate mutating func decodeMember(_ key: CloudKitKey, into record: inout Record, _ decoded: inout UInt32) throws(RecordFormatError) {
+        decoded |= key.bit
         switch key {
         case .recordName:
             record.recordName = try readString(for: "recordName")
@@ -489,7 +430,7 @@ extension JSONScanner {
         case .created, .modified:
             if let selection, !selection.includesStamps {
                 try skipValueStructure()
-                decoded &= ~key.rawValue
+                decoded &= ~key.bit
             } else if key == .created {
                 record.created = try decodeStamp()
             } else {
@@ -504,16 +445,19 @@ extension JSONScanner {
         case .parent: record.parent = try decodeReference()
         case .share: record.share = try decodeReference()
         case .shortGUID: record.shortGUID = try readString(for: "shortGUID")
+        default: preconditionFailure("not a record member: \(key)")
         }
     }
 }
 
-/// What the members of a record object held besides the record's own values.
-private struct RecordMembers {
+/// What the members of a record object held besides the record's own values; the visitor of
+/// their walk (``ResponseWalker/walkMembers(_:first:_:)``), which decodes record members into
+/// ``record``, keeps others as unknown members, and notes (or decodes) `records` and `zones`.
+private struct RecordMembers: ResponseVisitor {
     /// The known keys present, `null` or not (a second one is a duplicate).
-    var seen: UInt16 = 0
+    var seen: UInt32 = 0
     /// The known keys decoded into the record (present and not `null`).
-    var decoded: UInt16 = 0
+    var decoded: UInt32 = 0
     /// Unknown members, and known ones given as `null`, in order.
     var unknown = JSONObject()
     /// Whether `records` and `zones` arrays are decoded as response entries; when not, reading
@@ -534,14 +478,66 @@ private struct RecordMembers {
     /// The first `records` or `zones` member whose value is not an array: its key, where its
     /// value starts and what it is (`null`, `an object`), for the error when there is no name.
     var nonArrayEntries: (key: String, offset: Int, found: String)?
+    /// The record the members are decoded into, while they are walked.
+    var record: UnsafeMutablePointer<Record>?
 
     /// Whether `recordName` was given (and not `null`).
-    var hasName: Bool { decoded & RecordKey.recordName.rawValue != 0 }
-    /// Whether the object is a per-record error entry if it has a `serverErrorCode`: it has no
-    /// name, or neither `fields` nor `recordType`.
-    /// Whether a `serverErrorCode` makes this an error entry: it has no `fields` (CloudKit's error
-    /// entries name a record, and may name its type; replay reads them alike).
-    var mayBeErrorEntry: Bool { !hasName || seen & RecordKey.fields.rawValue == 0 }
+    var hasName: Bool { decoded & CloudKitKey.recordName.bit != 0 }
+
+    /// Whether the object is a per-record error entry (``ResponseWalker/entryKind(hasName:hasFields:hasErrorCode:isDeleted:)``).
+    var isErrorEntry: Bool {
+        @inline(__always) get {
+            ResponseWalker.entryKind(hasName: hasName, hasFields: seen & CloudKitKey.fields.bit != 0,
+                                     hasErrorCode: unknown["serverErrorCode"]?.stringValue != nil, isDeleted: false) == .error
+        }
+    }
+
+    @inline(__always)
+    mutating func visitMember(_ member: CloudKitKey?, key: JSONKey, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        guard let member, member.isRecordMember else {
+            if member == .records || member == .zones { return try visitEntries(isRecords: member == .records, key: key, &s) }
+            try s.readUnknown(key, into: &unknown)
+            return true
+        }
+        if seen & member.bit != 0 { throw s.duplicate(key) }
+        seen |= member.bit
+        if s.nextIsNull() {
+            try s.readUnknown(key, into: &unknown)
+            return true
+        }
+        try s.decodeMember(member, into: &record!.pointee, &decoded)
+        return true
+    }
+
+    /// A `records` or `zones` member: an array of entries is noted, and decoded when reading
+    /// documents (a plain record's reading stops there); anything else is an unknown member.
+    private mutating func visitEntries(isRecords: Bool, key: JSONKey, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        let offset = isRecords ? recordsOffset : zonesOffset
+        if offset >= 0 { throw s.duplicate(key) }
+        if s.current != UInt8(ascii: "["), nonArrayEntries == nil {
+            nonArrayEntries = (isRecords ? "records" : "zones", s.position, s.describeCurrent())
+        }
+        guard s.current == UInt8(ascii: "[") else {
+            try s.readUnknown(key, into: &unknown)
+            return true
+        }
+        if unknown.contains(where: { $0.key == (isRecords ? "records" : "zones") }) { throw s.duplicate(key) }
+        if isRecords {
+            recordsOffset = s.position
+            recordsIndex = unknown.count
+        } else {
+            zonesOffset = s.position
+            zonesIndex = unknown.count
+        }
+        // Reading plain records only: such an object is read by decodeDocument().
+        guard decodesResponses else { return false }
+        if isRecords {
+            recordEntries = try s.decodeRecordEntries()
+        } else {
+            zoneEntries = try s.decodeZoneEntries()
+        }
+        return true
+    }
 }
 
 extension RecordJSON {

@@ -103,136 +103,17 @@ extension RecordJSON {
 }
 
 extension JSONScanner {
-    // MARK: Responses
-
-    /// The members of a response envelope the transcoder takes, as bits: each at most once.
-    private enum Envelope {
-        static let records: UInt8 = 1, zones: UInt8 = 2, continuationMarker: UInt8 = 4, syncToken: UInt8 = 8
-        static let moreComing: UInt8 = 16, metaSyncToken: UInt8 = 32
-    }
-
-    /// See ``RecordJSON/transcodeResponse(in:at:into:recordEnds:scratch:configuration:)``.
-    mutating func transcodeResponse(into out: inout JSONOutput, recordEnds: inout [Int],
-                                    scratch: inout TranscodingScratch) throws(RecordFormatError) -> Bool {
-        skipWhitespace()
-        guard current == UInt8(ascii: "{") else { return false }
-        try beginObject()
-        var seen: UInt8 = 0
-        var first = true
-        while try nextMember(&first) {
-            let key = try readKey()
-            let bit: UInt8 = key.equals("records") ? Envelope.records : key.equals("zones") ? Envelope.zones
-                : key.equals("continuationMarker") ? Envelope.continuationMarker : key.equals("syncToken") ? Envelope.syncToken
-                : key.equals("moreComing") ? Envelope.moreComing : key.equals("metaSyncToken") ? Envelope.metaSyncToken : 0
-            // Other keys (a record's, an error entry's, unknown ones) are for the decoder.
-            guard bit != 0, seen & bit == 0 else { return false }
-            seen |= bit
-            skipWhitespace()
-            switch bit {
-            case Envelope.records:
-                guard current == UInt8(ascii: "["), try transcodeRecordArray(into: &out, recordEnds: &recordEnds, zone: nil,
-                                                                             scratch: &scratch) else { return false }
-            case Envelope.zones:
-                guard current == UInt8(ascii: "["), try transcodeZoneEntries(into: &out, recordEnds: &recordEnds,
-                                                                             scratch: &scratch) else { return false }
-            case Envelope.moreComing:
-                guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else { return false }
-                _ = try readBool()
-            default:
-                // A token: kept by the decoder when a string, as an unknown member otherwise.
-                _ = try readValue()
-            }
-        }
-        // Both arrays (the decoder keeps `zones` as plain JSON then), or neither: decoded.
-        let arrays = seen & (Envelope.records | Envelope.zones)
-        return arrays == Envelope.records || arrays == Envelope.zones
-    }
-
-    /// The `records` array at `position`, every entry a record the transcoder takes.
-    private mutating func transcodeRecordArray(into out: inout JSONOutput, recordEnds: inout [Int], zone: UnsafeRawBufferPointer?,
-                                               scratch: inout TranscodingScratch) throws(RecordFormatError) -> Bool {
-        try beginArray()
-        var first = true
-        while try nextElement(&first) {
-            guard try transcodeRecord(into: &out, zone: zone, scratch: &scratch) else { return false }
-            out.append(0x0A)
-            recordEnds.append(out.count)
-        }
-        return true
-    }
-
-    /// The `zones` array of a `changes/zone` response: entries with a zone ID (before their
-    /// records), tokens and flags, and records; an entry with anything else (an error), or an
-    /// array where no entry has records (a zone listing), is for the decoder.
-    private mutating func transcodeZoneEntries(into out: inout JSONOutput, recordEnds: inout [Int],
-                                               scratch: inout TranscodingScratch) throws(RecordFormatError) -> Bool {
-        try beginArray()
-        var carriesRecords = false
-        var zone = JSONOutput(capacity: 128)
-        var first = true
-        while try nextElement(&first) {
-            skipWhitespace()
-            guard current == UInt8(ascii: "{") else { return false }
-            try beginObject()
-            zone.removeAll()
-            var seen: UInt8 = 0
-            var firstMember = true
-            while try nextMember(&firstMember) {
-                let key = try readKey()
-                let bit = Self.zoneEntryBit(of: key)
-                guard bit != 0, seen & bit == 0 else { return false }
-                seen |= bit
-                skipWhitespace()
-                switch bit {
-                case 1:
-                    // The records read so far named no zone of their own? They would have had this one.
-                    guard seen & 8 == 0, try transcodeZoneID(into: &zone) else { return false }
-                case 2:
-                    guard current == UInt8(ascii: "\"") else { return false }
-                    try skipCheckedString()
-                case 8:
-                    guard current == UInt8(ascii: "[") else { return false }
-                    carriesRecords = true
-                    // `zone` is not written while its bytes are in use.
-                    let given = seen & 1 != 0 ? zone.bytes : nil
-                    guard try transcodeRecordArray(into: &out, recordEnds: &recordEnds, zone: given, scratch: &scratch) else { return false }
-                default:
-                    guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else { return false }
-                    _ = try readBool()
-                }
-            }
-        }
-        return carriesRecords
-    }
-
     // MARK: Records
 
-    /// The members of a record dictionary in the order the encoder writes them, each with what
-    /// goes before its value in the output.
+    /// The members of a record dictionary in the order the encoder writes them (their
+    /// ``CloudKitKey`` raw values), each with what goes before its value in the output.
     static let canonicalMembers: [(key: StaticString, prefix: StaticString)] = [
         ("recordName", "{\"recordName\":"), ("recordType", ",\"recordType\":"), ("zoneID", ",\"zoneID\":"),
         ("recordChangeTag", ",\"recordChangeTag\":"), ("created", ",\"created\":"), ("modified", ",\"modified\":"),
         ("deleted", ",\"deleted\":"), ("parent", ",\"parent\":"), ("share", ",\"share\":"), ("shortGUID", ",\"shortGUID\":"),
         ("fields", ",\"fields\":"), ("pluginFields", ",\"pluginFields\":"),
     ]
-    private static let zoneIDMember = 2
-
-    /// The place of a record key in ``canonicalMembers``, or `nil` for a key the record
-    /// dictionary does not define.
-    @inline(__always)
-    private static func canonicalIndex(of key: JSONKey) -> Int? {
-        switch key.raw?.count ?? key.decoded!.utf8.count {
-        case 5: return key.equals("share") ? 8 : nil
-        case 6: return key.equals("fields") ? 10 : key.equals("zoneID") ? 2 : key.equals("parent") ? 7 : nil
-        case 7: return key.equals("created") ? 4 : key.equals("deleted") ? 6 : nil
-        case 8: return key.equals("modified") ? 5 : nil
-        case 9: return key.equals("shortGUID") ? 9 : nil
-        case 10: return key.equals("recordName") ? 0 : key.equals("recordType") ? 1 : nil
-        case 12: return key.equals("pluginFields") ? 11 : nil
-        case 15: return key.equals("recordChangeTag") ? 3 : nil
-        default: return nil
-        }
-    }
+    private static let zoneIDMember = Int(CloudKitKey.zoneID.rawValue)
 
     /// Transcodes the record object at `position` (see the top of this file): its members, in
     /// any order, each into `scratch`, then copied out in the canonical order. `zone` is the
@@ -249,7 +130,10 @@ extension JSONScanner {
         var first = true
         while try nextMember(&first) {
             let key = try readKey()
-            guard let index = Self.canonicalIndex(of: key), scratch.slots[2 * index] < 0 else { return false }
+            // A record member's place in ``canonicalMembers`` is its raw value.
+            guard let member = key.cloudKitKey, member.isRecordMember else { return false }
+            let index = Int(member.rawValue)
+            guard scratch.slots[2 * index] < 0 else { return false }
             skipWhitespace()
             let start = scratch.buffer.count
             switch index {
@@ -326,7 +210,7 @@ extension JSONScanner {
     }
 
     /// Skips the string at `position`, checking it as ``readString()`` would.
-    private mutating func skipCheckedString() throws(RecordFormatError) {
+    mutating func skipCheckedString() throws(RecordFormatError) {
         let start = position
         let (contentEnd, flags) = try scanStringBody()
         try validateString(from: start + 1, to: contentEnd, flags: flags)
@@ -354,7 +238,7 @@ extension JSONScanner {
     }
 
     /// `{"zoneName":…[,"ownerRecordName":…][,"zoneType":…]}`.
-    private mutating func transcodeZoneID(into out: inout JSONOutput) throws(RecordFormatError) -> Bool {
+    mutating func transcodeZoneID(into out: inout JSONOutput) throws(RecordFormatError) -> Bool {
         guard matchByte(UInt8(ascii: "{")), matchKey(#""zoneName""#), current == UInt8(ascii: "\"") else { return false }
         out.append("{\"zoneName\":")
         try transcodeString(into: &out)

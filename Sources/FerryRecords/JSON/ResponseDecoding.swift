@@ -1,20 +1,18 @@
 // Decoding of the arrays of CKWS responses — `records` and `zones` — where they stand in the
-// document, so a response is read in one pass.
+// document, so a response is read in one pass (``ResponseWalker`` walks them).
 
 extension JSONScanner {
     /// Decodes a `records` array (at `position`): every entry a record, a per-record error, or,
     /// when it is well-formed JSON but not a record, an invalid entry that says why. Malformed
     /// JSON fails the whole array.
     mutating func decodeRecordEntries() throws(RecordFormatError) -> [RecordsResponse.Entry] {
-        try beginArray()
-        let arrayDepth = depth
         var entries: [RecordsResponse.Entry] = []
         // Room for a query page (100 records) at once, where growing would move every entry
         // several times.
         entries.reserveCapacity(128)
-        var first = true
-        while try nextElement(&first) {
-            skipWhitespace()
+        var walk = try ResponseWalker.RecordEntries(&self)
+        let arrayDepth = depth
+        while try walk.next(&self) {
             let entryStart = position
             let content: RecordsResponse.Entry.Content
             do throws(RecordFormatError) {
@@ -39,64 +37,13 @@ extension JSONScanner {
     /// Decodes a `zones` array (at `position`): zone entries with their tokens, flags, errors
     /// and, in `changes/zone` responses, their records.
     mutating func decodeZoneEntries() throws(RecordFormatError) -> [ZonesResponse.Entry] {
-        try beginArray()
-        var entries: [ZonesResponse.Entry] = []
-        var first = true
-        while try nextElement(&first) {
-            skipWhitespace()
-            let start = position
-            try beginObject("a zone entry (an object)")
-            var entry = ZonesResponse.Entry(zoneID: nil, syncToken: nil, moreComing: nil, records: nil, isDeleted: false,
-                                            isPurged: false, serverError: nil, unknownKeys: JSONObject(), byteRange: start..<start)
-            var seen: UInt8 = 0
-            var firstMember = true
-            while try nextMember(&firstMember) {
-                let key = try readKey()
-                let bit = Self.zoneEntryBit(of: key)
-                if bit != 0 {
-                    if seen & bit != 0 { throw duplicate(key) }
-                    seen |= bit
-                }
-                if bit == 0 || nextIsNull() {
-                    try readUnknown(key, into: &entry.unknownKeys)
-                    continue
-                }
-                switch bit {
-                case 1:
-                    guard current == UInt8(ascii: "{") else { throw error(.wrongType, "expected a zone ID object for \"zoneID\", found \(describeCurrent())") }
-                    entry.zoneID = try decodeZoneID()
-                case 2: entry.syncToken = try readString(for: "syncToken")
-                case 4: entry.moreComing = try readBool(for: "moreComing")
-                case 8:
-                    guard current == UInt8(ascii: "[") else { throw error(.wrongType, "expected an array for \"records\", found \(describeCurrent())") }
-                    entry.records = try decodeRecordEntries()
-                case 16: entry.isDeleted = try readBool(for: "deleted")
-                default: entry.isPurged = try readBool(for: "purged")
-                }
-            }
-            entry.byteRange = start..<position
-            if let code = entry.unknownKeys["serverErrorCode"]?.stringValue {
-                var whole = JSONObject()
-                if let zoneID = entry.zoneID { whole.append(key: "zoneID", value: Self.json(of: zoneID)) }
-                whole.members.append(contentsOf: entry.unknownKeys.members)
-                entry.serverError = RecordServerError(recordName: nil, reason: entry.unknownKeys["reason"]?.stringValue,
-                                                      serverErrorCode: code, entry: whole)
-            }
-            entries.append(entry)
-        }
-        return entries
-    }
-
-    /// The known keys of a `zones` entry as bits (for duplicate detection): `zoneID` 1,
-    /// `syncToken` 2, `moreComing` 4, `records` 8, `deleted` 16, `purged` 32; 0 for another key.
-    @inline(__always)
-    static func zoneEntryBit(of key: JSONKey) -> UInt8 {
-        key.equals("zoneID") ? 1 : key.equals("syncToken") ? 2 : key.equals("moreComing") ? 4
-            : key.equals("records") ? 8 : key.equals("deleted") ? 16 : key.equals("purged") ? 32 : 0
+        var reader = ZoneEntriesDecoder()
+        _ = try ResponseWalker.walkZoneEntries(&self, &reader)
+        return reader.entries
     }
 
     /// Reads `true` or `false` for `key`, saying what was found otherwise.
-    mutating func readBool(for key: StaticString) throws(RecordFormatError) -> Bool {
+    package mutating func readBool(for key: StaticString) throws(RecordFormatError) -> Bool {
         skipWhitespace()
         guard current == UInt8(ascii: "t") || current == UInt8(ascii: "f") else {
             throw error(.wrongType, "expected true or false for \"\(key)\", found \(describeCurrent())")
@@ -112,5 +59,70 @@ extension JSONScanner {
         if let type = zone.zoneType { object.append(key: "zoneType", value: .string(type)) }
         object.members.append(contentsOf: zone.unknownKeys.members)
         return .object(object)
+    }
+}
+
+/// Decodes the entries of a `zones` array as they are walked.
+private struct ZoneEntriesDecoder: ZoneEntryVisitor {
+    var entries: [ZonesResponse.Entry] = []
+    /// The entry being read.
+    private var entry = Self.empty(at: 0)
+    /// The zone entry members seen in it (a second one is a duplicate).
+    private var seen: UInt32 = 0
+
+    private static func empty(at start: Int) -> ZonesResponse.Entry {
+        ZonesResponse.Entry(zoneID: nil, syncToken: nil, moreComing: nil, records: nil, isDeleted: false, isPurged: false,
+                            serverError: nil, unknownKeys: JSONObject(), byteRange: start..<start)
+    }
+
+    mutating func beginZoneEntry(at start: Int) {
+        entry = Self.empty(at: start)
+        seen = 0
+    }
+
+    mutating func visitZoneEntryMember(_ member: CloudKitKey?, key: JSONKey, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        // Members the model holds; others (`serverErrorCode`, `reason`, `atomic`, …) are kept as sent.
+        let held: CloudKitKey? = switch member {
+        case .zoneID?, .syncToken?, .moreComing?, .records?, .deleted?, .purged?: member
+        default: nil
+        }
+        if let held {
+            if seen & held.bit != 0 { throw s.duplicate(key) }
+            seen |= held.bit
+        }
+        guard let held, !s.nextIsNull() else {
+            try s.readUnknown(key, into: &entry.unknownKeys)
+            return true
+        }
+        switch held {
+        case .zoneID:
+            guard s.current == UInt8(ascii: "{") else {
+                throw s.error(.wrongType, "expected a zone ID object for \"zoneID\", found \(s.describeCurrent())")
+            }
+            entry.zoneID = try s.decodeZoneID()
+        case .syncToken: entry.syncToken = try s.readString(for: "syncToken")
+        case .moreComing: entry.moreComing = try s.readBool(for: "moreComing")
+        case .records:
+            guard s.current == UInt8(ascii: "[") else {
+                throw s.error(.wrongType, "expected an array for \"records\", found \(s.describeCurrent())")
+            }
+            entry.records = try s.decodeRecordEntries()
+        case .deleted: entry.isDeleted = try s.readBool(for: "deleted")
+        default: entry.isPurged = try s.readBool(for: "purged")
+        }
+        return true
+    }
+
+    mutating func endZoneEntry(_ range: Range<Int>, _ s: inout JSONScanner) throws(RecordFormatError) -> Bool {
+        entry.byteRange = range
+        if let code = entry.unknownKeys["serverErrorCode"]?.stringValue {
+            var whole = JSONObject()
+            if let zoneID = entry.zoneID { whole.append(key: "zoneID", value: JSONScanner.json(of: zoneID)) }
+            whole.members.append(contentsOf: entry.unknownKeys.members)
+            entry.serverError = RecordServerError(recordName: nil, reason: entry.unknownKeys["reason"]?.stringValue,
+                                                  serverErrorCode: code, entry: whole)
+        }
+        entries.append(entry)
+        return true
     }
 }

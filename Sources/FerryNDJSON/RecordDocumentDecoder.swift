@@ -11,65 +11,9 @@ import Musl
 import Darwin
 #endif
 
-/// A cheap first look at record lines, so lines that cannot hold a wanted record are not fully
-/// decoded (the `--where` of a pipeline reading JSON).
-///
-/// Two stages, both optional:
-/// - ``mightMatch`` sees the raw bytes of a line. When it says `false` for a plain record line,
-///   the line is only checked for well-formed JSON (structure, strings, escapes, UTF-8) and
-///   counted as dropped. Lines that could be something else — a response, a server error entry,
-///   an array, a line with `\u` escapes that could spell a literal differently — always go on.
-/// - ``selection`` and ``decide``: the selected fields (and system keys) are decoded and
-///   `decide` judges the partial record; a refused record is dropped without a full decode, and
-///   one found to match is not judged again.
-///
-/// Records that pass are decoded and checked in full, so what is kept is exactly what a full
-/// decode would keep; dropped lines get the well-formedness check only.
-package struct NDJSONPrefilter: Sendable {
-    /// What ``decide`` says of a partly decoded record.
-    package enum Verdict: Sendable {
-        /// It cannot match: drop it.
-        case drop
-        /// It matches (the predicate reads only the decoded parts).
-        case matched
-        /// Undecided (the predicate could not be evaluated): decode it fully and judge it then.
-        case keep
-    }
-
-    /// `false` when a line's bytes show it cannot hold a wanted record.
-    package let mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
-    /// The fields the acceptance test reads.
-    package let selection: FieldSelection?
-    /// Judges a partly decoded record (only ``selection`` and the system keys).
-    package let decide: (@Sendable (Record) -> Verdict)?
-
-    package init(mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, selection: FieldSelection? = nil,
-                 decide: (@Sendable (Record) -> Verdict)? = nil) {
-        self.mightMatch = mightMatch
-        self.selection = selection
-        self.decide = decide
-    }
-
-    /// The prefilter of a compiled predicate: its literals on raw lines, then a decode of only
-    /// the fields it reads. `nil` when the predicate offers neither.
-    package init?(for filter: RecordFilter) {
-        guard filter.literals != nil || filter.fieldSelection != nil else { return nil }
-        var mightMatch: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
-        if let literals = filter.literals {
-            mightMatch = { line in literals.mightMatch(line) }
-        }
-        var decide: (@Sendable (Record) -> Verdict)?
-        if filter.fieldSelection != nil {
-            decide = { record in
-                do { return try filter.matches(record) ? .matched : .drop } catch { return .keep }
-            }
-        }
-        self.init(mightMatch: mightMatch, selection: filter.fieldSelection, decide: decide)
-    }
-}
-
-/// One item of an NDJSON line, in input order.
-package enum NDJSONLineItem {
+/// One item of a decoded document (an NDJSON line, a pretty-printed document, an entry of a
+/// response cut into runs), in input order.
+package enum RecordDocumentItem {
     /// A record to keep; `matched` when the prefilter found that it matches the predicate.
     case record(Record, matched: Bool)
     /// A record the prefilter refused (counted as read, not decoded in full).
@@ -82,10 +26,16 @@ package enum NDJSONLineItem {
     case zoneListing(ZonesResponse, offset: Int)
 }
 
-/// Decodes one NDJSON line — a record dictionary, a CKWS response, a per-record error entry, or
-/// a JSON array of these — into items, in order. Shared by ``NDJSONReader`` and
-/// ``NDJSONParallelConverter`` so both read lines exactly alike.
-package struct NDJSONLineDecoder: Sendable {
+/// Decodes JSON documents of records into items, in order: an NDJSON line (a record dictionary,
+/// a CKWS response, a per-record error entry, or a JSON array of these), whitespace-separated
+/// documents (pretty-printed responses), or one entry of a response cut into runs. Shared by
+/// ``NDJSONReader`` and ``JSONRecordSource``'s parallel reader, so both read alike.
+///
+/// A response whose structure holds around a bad entry is cut into its entries
+/// (``DocumentSplitter``) and each is read on its own (``decodeElement(_:_:zone:checked:_:)``,
+/// which is also how a unit decoder reads a response it cut, large or under a prefilter); any
+/// other document is decoded whole, in one pass.
+package struct RecordDocumentDecoder: Sendable {
     package let configuration: RecordJSON.Configuration
     package let prefilter: NDJSONPrefilter?
 
@@ -187,7 +137,7 @@ package struct NDJSONLineDecoder: Sendable {
     /// Decodes `line` (without its newline and carriage return); `raw` is the line as read, which
     /// is what a rejects file receives for a whole-line reject.
     package func decode(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                        _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+                        _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         var first: UInt8 = 0
         for b in line where b != 0x20 && b != 0x09 {
             first = b
@@ -226,7 +176,7 @@ package struct NDJSONLineDecoder: Sendable {
 
     /// A response on one line with a bad entry, read entry by entry as a pretty-printed one is
     /// (``decodeCut(_:_:)``), its rejects located in the line; `false` when it does not cut.
-    private func decodeCutLine(_ line: UnsafeRawBufferPointer, _ emit: (consuming NDJSONLineItem) throws -> Void) throws -> Bool {
+    private func decodeCutLine(_ line: UnsafeRawBufferPointer, _ emit: (consuming RecordDocumentItem) throws -> Void) throws -> Bool {
         try decodeCut(line) { item in
             switch consume item {
             case .reject(let error, let raw): try emit(.reject(Self.located(error, in: line), raw: raw))
@@ -239,14 +189,14 @@ package struct NDJSONLineDecoder: Sendable {
     /// responses, records, arrays — in order, each in one pass. Errors carry byte offsets in
     /// `text` (the caller turns them into lines and columns); a malformed document ends the text,
     /// and the rest of it is one reject.
-    package func decodeDocuments(_ text: UnsafeRawBufferPointer, _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+    package func decodeDocuments(_ text: UnsafeRawBufferPointer, _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         try decodeDocuments(text, cutsOnFailure: true, emit)
     }
 
     /// ``decodeDocuments(_:_:)``; with `cutsOnFailure`, a document that fails is cut into its
     /// records (``decodeCut(_:_:)``) when its structure allows.
     private func decodeDocuments(_ text: UnsafeRawBufferPointer, cutsOnFailure: Bool,
-                                 _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+                                 _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         var offset = 0
         while true {
             while offset < text.count, text[offset] == 0x20 || text[offset] == 0x0A || text[offset] == 0x0D || text[offset] == 0x09 {
@@ -292,7 +242,7 @@ package struct NDJSONLineDecoder: Sendable {
 
     /// `item` with its byte offset (a reject's, a zone listing's) moved by `base`: an offset in a
     /// part of a text made an offset in the text.
-    private static func shifted(_ item: consuming NDJSONLineItem, by base: Int) -> NDJSONLineItem {
+    private static func shifted(_ item: consuming RecordDocumentItem, by base: Int) -> RecordDocumentItem {
         switch consume item {
         case .reject(var error, let raw):
             error.byteOffset += base
@@ -307,7 +257,7 @@ package struct NDJSONLineDecoder: Sendable {
     /// The documents of `text` cut into their records (``DocumentSplitter``), each record decoded
     /// on its own and the rest whole; `false`, with nothing emitted, when `text` does not cut
     /// (its structure is broken, or it is not a response). Error offsets are within `text`.
-    private func decodeCut(_ text: UnsafeRawBufferPointer, _ emit: (consuming NDJSONLineItem) throws -> Void) throws -> Bool {
+    private func decodeCut(_ text: UnsafeRawBufferPointer, _ emit: (consuming RecordDocumentItem) throws -> Void) throws -> Bool {
         guard let pieces = DocumentSplitter.pieces(of: text, runBytes: .max, maximumDepth: configuration.maximumDepth,
                                                    validatingDepth: configuration.maximumDepth),
               pieces.contains(where: { if case .records = $0 { true } else { false } }) else { return false }
@@ -333,7 +283,7 @@ package struct NDJSONLineDecoder: Sendable {
     /// With a prefilter, the element is screened first (``screen(_:zone:checked:)``; `checked`: its
     /// ``JSONValidator`` outcome when the caller has it).
     package func decodeElement(_ text: UnsafeRawBufferPointer, _ range: Range<Int>, zone: ZoneID?, checked: JSONValidator.Result? = nil,
-                               _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+                               _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         let raw = UnsafeRawBufferPointer(rebasing: text[range])
         var matched = false
         if prefilter != nil {
@@ -373,7 +323,7 @@ package struct NDJSONLineDecoder: Sendable {
     /// A JSON array of documents (on one line, or a pretty-printed document): each element
     /// decoded where it stands, so errors carry their own position in `line`.
     private func decodeArray(_ line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                             _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+                             _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         let ranges: [Range<Int>]
         do {
             ranges = try RecordJSON.elementRanges(ofArrayIn: line, configuration: configuration)
@@ -396,7 +346,7 @@ package struct NDJSONLineDecoder: Sendable {
 
     /// Turns a decoded document into items; `start` is where it begins in `line`.
     private func take(_ document: consuming RecordDocument, line: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer,
-                      _ emit: (consuming NDJSONLineItem) throws -> Void, matched: Bool = false,
+                      _ emit: (consuming RecordDocumentItem) throws -> Void, matched: Bool = false,
                       start: Int = 0) throws {
         switch consume document {
         case .record(let record):
@@ -435,7 +385,7 @@ package struct NDJSONLineDecoder: Sendable {
     /// Turns the entries of a `records` array into items; records that name no zone get `zone`
     /// (the zone entry of a `changes/zone` response they came in).
     private func take(_ entries: consuming [RecordsResponse.Entry], zone: ZoneID?, line: UnsafeRawBufferPointer,
-                      _ emit: (consuming NDJSONLineItem) throws -> Void) throws {
+                      _ emit: (consuming RecordDocumentItem) throws -> Void) throws {
         // Entries are moved out, last first after a reversal in place, not copied: a copy of a
         // record retains every string it holds.
         var entries = entries
