@@ -5,7 +5,7 @@
 // Modules point one way, toward the record model:
 //
 //   ferry (executable) → FerryCLI → FerryKit → FerryStore, FerryArchive, FerryChangeLog, FerryXML
-//                                            → FerryNDJSON → FerryPipeline → FerryPredicate, FerryIO, FerryCompression
+//                                            → FerryJSON → FerryPipeline → FerryPredicate, FerryIO, FerryCompression
 //                                                                          → FerryRecords → FerryInternals
 //
 // FerryRecords is the record model and its JSON mapping (the one JSON engine); it does no I/O.
@@ -30,7 +30,7 @@ let package = Package(
         .library(name: "FerryIO", targets: ["FerryIO"]),
         .library(name: "FerryRecords", targets: ["FerryRecords"]),
         .library(name: "FerryPipeline", targets: ["FerryPipeline"]),
-        .library(name: "FerryNDJSON", targets: ["FerryNDJSON"]),
+        .library(name: "FerryJSON", targets: ["FerryJSON"]),
         .library(name: "FerryCompression", targets: ["FerryCompression"]),
         .library(name: "FerryPredicate", targets: ["FerryPredicate"]),
         .library(name: "FerryXML", targets: ["FerryXML"]),
@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "FerryPipeline", dependencies: ["FerryRecords", "FerryIO", "FerryPredicate", "FerryInternals"]),
         // JSON record input (NDJSON, saved CKWS responses) and output; the one framer and the
         // one ordered parallel pipeline.
-        .target(name: "FerryNDJSON", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryInternals"]),
+        .target(name: "FerryJSON", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryInternals"]),
         // gzip streams, parallel deflate, archives.
         .target(name: "FerryCompression", dependencies: [
             "FerryIO", "FerryInternals", "CZlib", "CFerrySystem", .target(name: "CLibDeflate", condition: .when(platforms: [.linux])),
@@ -94,9 +94,9 @@ let package = Package(
         // XML import and export over libxml2 (streaming, secure).
         .target(name: "FerryXML", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryInternals", "CLibXML2"]),
         // Self-describing archives of a record store (tar + gzip + manifest).
-        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryInternals", "FerryNDJSON", "FerryCompression"]),
+        .target(name: "FerryArchive", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryInternals", "FerryJSON", "FerryCompression"]),
         // Change logs, CloudKit change feeds, replay and diff.
-        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryNDJSON", "FerryInternals", "CFerrySystem"]),
+        .target(name: "FerryChangeLog", dependencies: ["FerryRecords", "FerryIO", "FerryPipeline", "FerryJSON", "FerryInternals", "CFerrySystem"]),
         // The record store: an embedded SQLite file of zones, records, tokens and a change journal.
         .target(
             name: "FerryStore",
@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "FerryKit",
             dependencies: [
-                "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryCompression", "FerryPredicate",
+                "FerryIO", "FerryRecords", "FerryPipeline", "FerryJSON", "FerryCompression", "FerryPredicate",
                 "FerryXML", "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
             ]
         ),
@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "FerryCLI",
             dependencies: [
-                "FerryKit", "FerryIO", "FerryRecords", "FerryPipeline", "FerryNDJSON", "FerryPredicate",
+                "FerryKit", "FerryIO", "FerryRecords", "FerryPipeline", "FerryJSON", "FerryPredicate",
                 "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -130,8 +130,8 @@ let package = Package(
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "FerryTestSupport"]),
         .testTarget(name: "FerryRecordsTests", dependencies: ["FerryRecords", "FerryTestSupport"]),
         .testTarget(
-            name: "FerryNDJSONTests",
-            dependencies: ["FerryNDJSON", "FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryTestSupport"]
+            name: "FerryJSONTests",
+            dependencies: ["FerryJSON", "FerryRecords", "FerryIO", "FerryPipeline", "FerryPredicate", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryCompressionTests",
@@ -141,16 +141,16 @@ let package = Package(
             name: "FerryPredicateTests",
             dependencies: ["FerryPredicate", "FerryRecords", "FerryTestSupport"]
         ),
-        .testTarget(name: "FerryXMLTests", dependencies: ["FerryXML", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
-        .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryInternals", "FerryNDJSON", "FerryCompression", "FerryTestSupport"]),
-        .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]),
+        .testTarget(name: "FerryXMLTests", dependencies: ["FerryXML", "FerryRecords", "FerryIO", "FerryJSON", "FerryTestSupport"]),
+        .testTarget(name: "FerryArchiveTests", dependencies: ["FerryArchive", "FerryRecords", "FerryIO", "FerryInternals", "FerryJSON", "FerryCompression", "FerryTestSupport"]),
+        .testTarget(name: "FerryChangeLogTests", dependencies: ["FerryChangeLog", "FerryRecords", "FerryIO", "FerryJSON", "FerryTestSupport"]),
         .testTarget(
             name: "FerryStoreTests",
-            dependencies: ["FerryStore", "FerryChangeLog", "FerryPredicate", "FerryRecords", "FerryIO", "FerryNDJSON", "FerryTestSupport"]
+            dependencies: ["FerryStore", "FerryChangeLog", "FerryPredicate", "FerryRecords", "FerryIO", "FerryJSON", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["FerryCLI", "FerryKit", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryNDJSON",
+            dependencies: ["FerryCLI", "FerryKit", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryJSON",
                            "FerryInternals", "FerryTestSupport"],
             exclude: ["Golden"]
         ),

@@ -29,7 +29,7 @@ let package = Package(
             name: "ferry-micro",
             dependencies: [
                 .product(name: "FerryRecords", package: "Ferry"),
-                .product(name: "FerryNDJSON", package: "Ferry"),
+                .product(name: "FerryJSON", package: "Ferry"),
                 .product(name: "FerryPredicate", package: "Ferry"),
                 .product(name: "FerryIO", package: "Ferry"),
             ],

@@ -7,13 +7,13 @@ import PackageDescription
 
 /// Each harness and the Ferry products it drives.
 let harnesses: [(name: String, products: [String], support: [Target.Dependency])] = [
-    ("record-line", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"], ["FuzzPassThrough"]),
-    ("responses", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryPipeline"], ["FuzzPassThrough"]),
+    ("record-line", ["FerryIO", "FerryRecords", "FerryJSON", "FerryPipeline"], ["FuzzPassThrough"]),
+    ("responses", ["FerryIO", "FerryRecords", "FerryJSON", "FerryPipeline"], ["FuzzPassThrough"]),
     ("changelog", ["FerryIO", "FerryRecords", "FerryChangeLog"], []),
     ("predicate", ["FerryRecords", "FerryPredicate"], []),
     ("xml", ["FerryIO", "FerryRecords", "FerryXML"], []),
     ("gzip", ["FerryIO", "FerryCompression"], []),
-    ("archive", ["FerryIO", "FerryRecords", "FerryNDJSON", "FerryCompression", "FerryArchive", "FerryPipeline"], []),
+    ("archive", ["FerryIO", "FerryRecords", "FerryJSON", "FerryCompression", "FerryArchive", "FerryPipeline"], []),
     ("schema", ["FerryPredicate"], []),
     ("store-sql", ["FerryRecords", "FerryPredicate", "FerryStore"], []),
 ]
@@ -28,7 +28,7 @@ let package = Package(
         // and encoded records do.
         .target(name: "FuzzPassThrough", dependencies: [
             "FuzzDriver", .product(name: "FerryIO", package: "Ferry"), .product(name: "FerryRecords", package: "Ferry"),
-            .product(name: "FerryNDJSON", package: "Ferry"), .product(name: "FerryPipeline", package: "Ferry"),
+            .product(name: "FerryJSON", package: "Ferry"), .product(name: "FerryPipeline", package: "Ferry"),
         ]),
     ] + harnesses.map { harness in
         .executableTarget(

@@ -1,6 +1,6 @@
 import FerryCompression
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryRecords
 
@@ -15,7 +15,7 @@ import FerryRecords
 /// end every listed member must have been seen.
 ///
 /// **Without a manifest**, regular files are read in archive order by their names: record files
-/// (`.ndjson`, `.jsonl`, `.json`, optionally `.gz`) through ``FerryNDJSON/NDJSONReader`` (NDJSON
+/// (`.ndjson`, `.jsonl`, `.json`, optionally `.gz`) through ``FerryJSON/NDJSONReader`` (NDJSON
 /// lines or whole documents such as saved CKWS responses), `assets/…` and `changes/…` go to
 /// ``onMember``, and hidden files and anything else are skipped (``skippedMembers``). Nothing
 /// vouches for such members; ``ArchiveVerifier`` says so.

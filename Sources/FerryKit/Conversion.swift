@@ -1,7 +1,7 @@
 import FerryArchive
 import FerryIO
 import FerryInternals
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryRecords
 

@@ -13,7 +13,7 @@
 @_exported import FerryChangeLog
 @_exported import FerryCompression
 @_exported import FerryIO
-@_exported import FerryNDJSON
+@_exported import FerryJSON
 @_exported import FerryPipeline
 @_exported import FerryPredicate
 @_exported import FerryRecords

@@ -1,7 +1,7 @@
 import FerryArchive
 import FerryCompression
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryStore
 
 /// Opens inputs by path (`-` is standard input) and recognizes what they hold, in one place:

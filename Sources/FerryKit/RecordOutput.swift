@@ -1,7 +1,7 @@
 import FerryArchive
 import FerryCompression
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryStore
 import FerryXML

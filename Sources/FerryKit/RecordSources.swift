@@ -1,6 +1,6 @@
 import FerryArchive
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryStore
 import FerryXML

@@ -1,7 +1,7 @@
 @testable import FerryArchive
 import FerryCompression
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryRecords
 import FerryTestSupport

@@ -2,7 +2,7 @@ import Testing
 @testable import FerryArchive
 import FerryCompression
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 import FerryTestSupport
 

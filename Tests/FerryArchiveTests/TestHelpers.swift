@@ -1,7 +1,7 @@
 import Foundation
 import FerryArchive
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 
 /// A fresh directory under the system temporary directory, removed when released.

@@ -2,7 +2,7 @@
 import FerryInternals
 import FerryIO
 import FerryKit
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 import FerryTestSupport
 import Foundation

@@ -3,7 +3,7 @@
 @testable import FerryCLI
 import FerryIO
 import FerryKit
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 import FerryTestSupport
 import Foundation

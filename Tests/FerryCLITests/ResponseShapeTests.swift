@@ -1,6 +1,6 @@
 @testable import FerryCLI
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 import FerryTestSupport
 import Foundation

@@ -1,6 +1,6 @@
 @testable import FerryChangeLog
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 import FerryTestSupport
 import Foundation

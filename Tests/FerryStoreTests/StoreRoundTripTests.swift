@@ -1,6 +1,6 @@
 import Testing
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 import FerryStore
 import FerryTestSupport

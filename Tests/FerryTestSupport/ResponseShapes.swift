@@ -2,7 +2,7 @@ import FerryRecords
 
 /// Every shape of a saved CloudKit Web Services response (and the objects a reader may meet in
 /// their place), compact, for tests that feed each through every reader and check they agree
-/// (`ResponseShapeAgreementTests` in FerryRecordsTests, FerryNDJSONTests and FerryChangeLogTests).
+/// (`ResponseShapeAgreementTests` in FerryRecordsTests, FerryJSONTests and FerryChangeLogTests).
 public enum ResponseShapes {
     /// A zone ID as CloudKit answers it.
     public static let zone = #"{"zoneName":"Chats","ownerRecordName":"_9f4c2a7e1b3d5f60","zoneType":"REGULAR_CUSTOM_ZONE"}"#

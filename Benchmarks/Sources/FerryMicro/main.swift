@@ -4,7 +4,7 @@
 //   ferry-micro codec FILE     NDJSON decode / encode / release split, MB/s
 // Medians of 5 passes; run on a quiet machine, compare only within one run.
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPredicate
 import FerryRecords
 #if canImport(Glibc)

@@ -4,7 +4,7 @@
 import FerryArchive
 import FerryCompression
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryRecords
 import FuzzDriver

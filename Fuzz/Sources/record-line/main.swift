@@ -4,7 +4,7 @@
 // nothing to change (records transcoded) writes exactly the reader's records, encoded, or fails
 // where reading fails (``checkPassThrough``).
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryRecords
 import FuzzDriver

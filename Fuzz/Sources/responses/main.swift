@@ -4,7 +4,7 @@
 // that decodes to the same records; converting it with nothing to change (records transcoded)
 // writes exactly the reader's records, encoded, or fails where reading fails (``checkPassThrough``).
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryRecords
 import FuzzDriver

@@ -1,6 +1,6 @@
 import CFerrySystem
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 
 #if canImport(Glibc)

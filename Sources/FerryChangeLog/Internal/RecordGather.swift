@@ -1,7 +1,7 @@
 import CFerrySystem
 import Dispatch
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryRecords
 
 /// Writes records held as compact JSON as NDJSON lines, in order, their bytes gathered on two

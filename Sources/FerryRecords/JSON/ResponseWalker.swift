@@ -1,7 +1,7 @@
 /// The one walker of CKWS response wrappers: every reader that meets a saved response —
 /// decoding it (``RecordJSON/decodeDocument(_:configuration:)``), transcoding its records
 /// (``RecordJSON/transcodeResponse(in:at:into:recordEnds:scratch:configuration:)``), cutting it
-/// into runs of records for the workers (FerryNDJSON's splitter), reading it as change events
+/// into runs of records for the workers (FerryJSON's splitter), reading it as change events
 /// (FerryChangeLog's decoder), checking it (``JSONValidator``) — walks it with this type, and
 /// learns what each part is from it.
 ///

@@ -1,5 +1,5 @@
 import FerryIO
-import FerryNDJSON
+import FerryJSON
 import FerryPipeline
 import FerryRecords
 import FerryTestSupport

@@ -1,5 +1,5 @@
 import FerryIO
-@testable import FerryNDJSON
+@testable import FerryJSON
 import FerryPipeline
 import Foundation
 import Testing
