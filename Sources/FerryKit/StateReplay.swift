@@ -24,8 +24,8 @@ import FerryRecords
 public final class StateReplay {
     /// What to replay, and how.
     public struct Configuration: Sendable {
-        /// The histories, in fetch order: files, folders (every file under them), `-` for standard input.
-        public var histories: [String]
+        /// Which histories, and how they are read.
+        public var reading: HistoryReading
         /// Where the state goes (`-` is standard output); `nil` only with ``tokensOnly``.
         public var output: String?
         /// The state's format when its name does not say (a store is refused: see ``StoreReplay``).
@@ -48,19 +48,13 @@ public final class StateReplay {
         public var report: String?
         /// Where the changes as applied go, as a Ferry change log.
         public var log: String?
-        /// The zone of responses and records that name none (default `_defaultZone`).
-        public var defaultZone: String?
-        /// Threads decoding the history (0 decodes on the calling thread); `nil` for the default.
-        public var threads: Int?
-        /// The longest history line (and pretty-printed response read from a stream) accepted.
-        public var maximumLineBytes: Int
 
         /// A replay of `histories` into `output`.
         public init(histories: [String], output: String?, format: RecordFormat? = nil, database: String = "private",
                     until: String? = nil, since: String? = nil, base: String? = nil, tokensOnly: Bool = false,
                     cascade: Bool = false, ordersBatches: Bool = false, report: String? = nil, log: String? = nil,
                     defaultZone: String? = nil, threads: Int? = nil, maximumLineBytes: Int = 64 << 20) {
-            self.histories = histories
+            reading = HistoryReading(histories: histories, defaultZone: defaultZone, threads: threads, maximumLineBytes: maximumLineBytes)
             self.output = output
             self.format = format
             self.database = database
@@ -72,9 +66,6 @@ public final class StateReplay {
             self.ordersBatches = ordersBatches
             self.report = report
             self.log = log
-            self.defaultZone = defaultZone
-            self.threads = threads
-            self.maximumLineBytes = maximumLineBytes
         }
     }
 
@@ -95,7 +86,7 @@ public final class StateReplay {
     /// `--out`, their tokens files, `--report`, `--log`): checked before anything is opened.
     public var files: RunFiles {
         get throws(FerryError) {
-            var files = RunFiles(inputs: configuration.histories.map { .init(role: "HISTORY", path: $0) })
+            var files = RunFiles(inputs: configuration.reading.files)
             if let base = configuration.base, base != "-" {
                 files.inputs += [.init(role: "--base", path: base),
                                  .init(role: "--base's tokens file", path: ReplayTokens.sidecarPath(for: base))]
@@ -155,7 +146,7 @@ extension StateReplay {
             let baseState = try loadBase()
             // Without `since`, a base written by Ferry continues from its last checkpoint.
             let implicitSince = configuration.base != nil && configuration.since == nil ? baseState.tokens.lastCheckpoint?.syncToken : nil
-            let paths = try InputPaths.expand(configuration.histories, onNote: replay.onNote)
+            let paths = try InputPaths.expand(configuration.reading.histories, onNote: replay.onNote)
             var replayer = try attempt(paths, since: implicitSince, base: baseState)
             if let implicitSince, !replayer.reachedSince {
                 guard InputPaths.canBeReadAgain(paths) else {
@@ -184,11 +175,10 @@ extension StateReplay {
 
         /// One pass over the histories at `paths`, on `base`.
         private mutating func attempt(_ paths: [String], since: String?, base: ReplayState, notes: Bool = true) throws -> Replayer {
-            var reader = ChangeLogReader.Configuration(maximumLineBytes: configuration.maximumLineBytes)
-            if let zone = configuration.defaultZone { reader.defaultZone = ZoneID(zoneName: zone) }
+            let reader = configuration.reading.reader
             var replayerConfiguration = Replayer.Configuration(
                 until: configuration.until, since: configuration.since, tokensOnly: configuration.tokensOnly, cascade: configuration.cascade,
-                ordersBatches: configuration.ordersBatches, reader: reader, decodingThreads: configuration.threads)
+                ordersBatches: configuration.ordersBatches, reader: reader, decodingThreads: configuration.reading.threads)
             if let since { replayerConfiguration.since = since }
             let replayer = Replayer(configuration: replayerConfiguration, base: base)
             logFile?.abandon()
@@ -241,7 +231,7 @@ extension StateReplay {
         /// The base state with its tokens: from the archive's manifest, or from STATE.tokens.json.
         private func loadBase() throws -> ReplayState {
             guard let base = configuration.base else { return ReplayState() }
-            let reader = try InputRecognizer(configuration: .init(maximumLineBytes: configuration.maximumLineBytes)).openReader(base)
+            let reader = try InputRecognizer(configuration: .init(maximumLineBytes: configuration.reading.maximumLineBytes)).openReader(base)
             var tokens: ReplayTokens?
             if let archive = reader as? ArchiveRecordReader {
                 tokens = ReplayTokens(zones: archive.archive.manifest.zones.compactMap { zone in

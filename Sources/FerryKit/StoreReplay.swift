@@ -16,8 +16,8 @@ import FerryStore
 public final class StoreReplay {
     /// What to replay, and how.
     public struct Configuration: Sendable {
-        /// The histories, in fetch order: files, folders (every file under them), `-` for standard input.
-        public var histories: [String]
+        /// Which histories, and how they are read.
+        public var reading: HistoryReading
         /// The store (made when missing).
         public var store: String
         /// The database of the history's zones.
@@ -30,27 +30,18 @@ public final class StoreReplay {
         public var busyTimeout: Double
         /// Where the anomalies go, as JSON.
         public var report: String?
-        /// The zone of responses and records that name none (default `_defaultZone`).
-        public var defaultZone: String?
-        /// Threads decoding history files; `nil` for the default.
-        public var threads: Int?
-        /// The longest history line (and pretty-printed response read from a stream) accepted.
-        public var maximumLineBytes: Int
 
         /// A replay of `histories` into the store at `store`.
         public init(histories: [String], store: String, database: String = "private", cascade: Bool = false,
                     transaction: StoreReplayer.Configuration.TransactionUnit = .run, busyTimeout: Double = 5,
                     report: String? = nil, defaultZone: String? = nil, threads: Int? = nil, maximumLineBytes: Int = 64 << 20) {
-            self.histories = histories
+            reading = HistoryReading(histories: histories, defaultZone: defaultZone, threads: threads, maximumLineBytes: maximumLineBytes)
             self.store = store
             self.database = database
             self.cascade = cascade
             self.transaction = transaction
             self.busyTimeout = busyTimeout
             self.report = report
-            self.defaultZone = defaultZone
-            self.threads = threads
-            self.maximumLineBytes = maximumLineBytes
         }
     }
 
@@ -69,7 +60,7 @@ public final class StoreReplay {
     /// The files the run reads and writes, as a command line names them (`HISTORY`, `--into`,
     /// `--report`): checked before anything is opened.
     public var files: RunFiles {
-        RunFiles(inputs: configuration.histories.map { .init(role: "HISTORY", path: $0) },
+        RunFiles(inputs: configuration.reading.files,
                  sideOutputs: [.init(role: "--into", path: configuration.store)]
                     + (configuration.report.map { [.init(role: "--report", path: $0)] } ?? []))
     }
@@ -83,8 +74,7 @@ public final class StoreReplay {
     public func run() throws(FerryError) -> Summary {
         try files.check()
         let clock = Stopwatch()
-        var reader = ChangeLogReader.Configuration(maximumLineBytes: configuration.maximumLineBytes)
-        if let zone = configuration.defaultZone { reader.defaultZone = ZoneID(zoneName: zone) }
+        let reader = configuration.reading.reader
         var reportFile: OutputFile?
         do {
             if let report = configuration.report { reportFile = try OutputFile(path: report) }
@@ -92,7 +82,7 @@ public final class StoreReplay {
                 database: configuration.database, cascade: configuration.cascade, transaction: configuration.transaction,
                 busyTimeout: configuration.busyTimeout, reader: reader))
             if let onProgress { replayer.onProgress = { onProgress($0.eventCount, $0.bytesRead) } }
-            try apply(try InputPaths.expand(configuration.histories, onNote: onNote), to: replayer)
+            try apply(try InputPaths.expand(configuration.reading.histories, onNote: onNote), to: replayer)
             try replayer.finish()
             if let reportFile {
                 try reportFile.write(replayer.anomalies.json() + "\n")
@@ -111,7 +101,7 @@ public final class StoreReplay {
         var files: [String] = []
         func applyFiles() throws {
             guard !files.isEmpty else { return }
-            try replayer.apply(files: files, threads: configuration.threads) { try HistoryInput.openFile($0) }
+            try replayer.apply(files: files, threads: configuration.reading.threads) { try HistoryInput.openFile($0) }
             files = []
         }
         for path in paths {
