@@ -1,7 +1,3 @@
-#if os(Linux) && canImport(CLibDeflate)
-import CLibDeflate
-#endif
-
 /// Compresses one ``DeflateBlock`` at a time into its output and sets its CRC-32. Each worker
 /// thread owns one; a deflater is never used by two threads at once.
 protocol BlockDeflater: AnyObject {
