@@ -51,10 +51,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        // Linux only: whole small gzip files (saved responses) inflate with it; elsewhere zlib does.
+        // Linux only: gzip output is compressed and whole small gzip files (saved responses) are
+        // inflated with it; elsewhere zlib does both. Linked from its static archive (the module
+        // map names it; no pkg-config, whose -ldeflate would pick the slower shared library).
         .systemLibrary(
             name: "CLibDeflate",
-            pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
         .systemLibrary(

@@ -1,5 +1,5 @@
 /// An error from compressing or decompressing: a bad or truncated gzip stream, a failed checksum,
-/// a decompression limit, or a zlib failure.
+/// a decompression limit, or a zlib or libdeflate failure.
 ///
 /// Carries what kind of failure it was (``code``), a message saying what was expected and what was
 /// found, the name of the underlying source or sink, and where in the compressed bytes it happened.
@@ -29,6 +29,8 @@ public struct CompressionError: Error, CustomStringConvertible, Sendable, Equata
         case invalidState = "invalid state"
         /// zlib reported a failure that is not about the data (memory, version, stream state).
         case zlibFailure = "zlib failure"
+        /// libdeflate failed to allocate a compressor or to fit a block into its output bound.
+        case libdeflateFailure = "libdeflate failure"
     }
 
     /// What kind of failure this is.

@@ -1,8 +1,4 @@
 import FerryIO
-#if os(Linux) && canImport(CLibDeflate)
-import CLibDeflate
-#endif
-
 /// A gzip file named by its path, read whole by whichever thread asks
 /// (``WholeInput/readWhole(limit:)``: each call opens the file anew) or as a stream. `convert`
 /// and `replay` hand a folder's small `.json.gz` responses to their workers this way, so that
@@ -61,8 +57,8 @@ package final class GzipFile: WholeInput, @unchecked Sendable {
         case notClean
     }
 
-    /// Reads the file and inflates its members one after the other with libdeflate, into a
-    /// buffer sized from the last member's ISIZE and grown while the limits allow.
+    /// Reads the file and inflates its members one after the other with libdeflate
+    /// (``LibDeflateDecompressor``), into a buffer grown while the limits allow.
     func inflateWhole(limit: Int) throws -> WholeRead {
         let file = try InputFile(path: path)
         guard let size = file.size, size >= 18, size <= Self.largestWholeCompressed else { return .notClean }
@@ -84,14 +80,16 @@ package final class GzipFile: WholeInput, @unchecked Sendable {
             cap = other
             capIsCallers = false
         }
+        // The last member's ISIZE is the whole output for one member; for Ferry's own output (a
+        // member per block) it is the last block's, so start from four times the compressed size
+        // when that is more (a deflate stream rarely expands less), and grow while the caps allow.
         let trailerSize = Int(compressed.loadUnaligned(fromByteOffset: size - 4, as: UInt32.self).littleEndian)
-        var capacity = min(max(trailerSize, 4096), cap == .max ? .max : cap + 1)
+        var capacity = min(max(trailerSize, 4 * size, 4096), cap == .max ? .max : cap + 1)
         var output = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
-        guard let decompressor = libdeflate_alloc_decompressor() else {
+        guard let decompressor = LibDeflateDecompressor() else {
             output.deallocate()
             return .notClean
         }
-        defer { libdeflate_free_decompressor(decompressor) }
         var consumed = 0, produced = 0
         while consumed < size {
             // libdeflate skips a header CRC (FHCRC) without checking it: such members go to the
@@ -100,17 +98,18 @@ package final class GzipFile: WholeInput, @unchecked Sendable {
                 output.deallocate()
                 return .notClean
             }
-            var memberIn = 0, memberOut = 0
-            let result = libdeflate_gzip_decompress_ex(decompressor, compressed.baseAddress! + consumed, size - consumed,
-                                                       output.baseAddress! + produced, capacity - produced, &memberIn, &memberOut)
-            if result == LIBDEFLATE_SUCCESS {
+            let result = decompressor.decompressMember(UnsafeRawBufferPointer(rebasing: compressed[consumed..<size]),
+                                                       into: UnsafeMutableRawBufferPointer(rebasing: output[produced...]))
+            switch result {
+            case .member(let memberIn, let memberOut):
                 consumed += memberIn
                 produced += memberOut
                 continue
-            }
-            guard result == LIBDEFLATE_INSUFFICIENT_SPACE else {
+            case .badData:
                 output.deallocate()
                 return .notClean
+            case .insufficientSpace:
+                break
             }
             // Room for the member after all: double, up to one byte past the cap (to see it passed).
             let grown = min(capacity.multipliedReportingOverflow(by: 2).overflow ? .max : capacity * 2, cap == .max ? .max : cap + 1)

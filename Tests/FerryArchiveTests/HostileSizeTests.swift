@@ -55,7 +55,7 @@ struct HostileSizeTests {
     static let zerosMember: [UInt8] = {
         let memory = MemorySink()
         do {
-            let sink = try GzipSink(wrapping: memory, configuration: .init(level: 9, threads: 1))
+            let sink = try GzipSink(wrapping: memory, configuration: .init(level: 9, threads: 1, blockSize: 64 << 20, engine: .zlib))
             let zeros = [UInt8](repeating: 0, count: 1 << 20)
             for _ in 0..<64 { try sink.write(zeros) }
             try sink.commit()

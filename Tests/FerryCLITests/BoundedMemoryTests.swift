@@ -171,7 +171,7 @@ struct BoundedMemoryTests {
     static func gzip(_ bytes: [UInt8], times: Int = 1) -> [UInt8] {
         let memory = MemorySink()
         do {
-            let sink = try GzipSink(wrapping: memory, configuration: .init(level: 9, threads: 1))
+            let sink = try GzipSink(wrapping: memory, configuration: .init(level: 9, threads: 1, blockSize: 64 << 20, engine: .zlib))
             for _ in 0..<times { try sink.write(bytes) }
             try sink.commit()
         } catch {

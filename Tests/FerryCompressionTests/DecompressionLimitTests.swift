@@ -2,11 +2,12 @@ import FerryCompression
 import FerryIO
 import Testing
 
-/// 1 GiB of zeros, compressed in memory by streaming through our own compressor (about 1 MB).
+/// 1 GiB of zeros, compressed in memory by streaming through our own compressor (about 1 MB): one
+/// member by zlib, which packs zeros densest (about 1030:1; libdeflate's members about 960:1).
 let gzipBomb: [UInt8] = {
     let memory = MemorySink()
     do {
-        let sink = try GzipSink(wrapping: memory, configuration: .init(level: 6, threads: 2, blockSize: 1 << 20))
+        let sink = try GzipSink(wrapping: memory, configuration: .init(level: 6, threads: 2, blockSize: 1 << 20, engine: .zlib))
         let zeros = [UInt8](repeating: 0, count: 1 << 20)
         for _ in 0..<1024 { try sink.write(zeros) }
         try sink.commit()
@@ -65,11 +66,51 @@ struct DecompressionLimitTests {
         #expect(try drain(source) == 1 << 30)
     }
 
+    /// 1 GiB of zeros as 1024 members of 1 MiB each (about 1 KiB each, 990:1 with their headers).
+    static let memberBomb: [UInt8] = {
+        guard let member = try? Gzip.compress([UInt8](repeating: 0, count: 1 << 20), .init(threads: 1, engine: .zlib)) else { return [] }
+        return Array([[UInt8]](repeating: member, count: 1024).joined())
+    }()
+
+    @Test("The ratio limit counts the output and input of every member so far: a bomb of small members stops in the second")
+    func ratioLimitAcrossMembers() throws {
+        let bomb = Self.memberBomb
+        #expect(bomb.count > 0 && bomb.count < 2 << 20)
+        let source = try GzipSource(wrapping: MemorySource(bomb, name: "members.gz"), configuration: .init(maximumRatio: 900))
+        let error = try #require(throws: CompressionError.self) { _ = try drain(source) }
+        #expect(error.code == .ratioLimitExceeded)
+        #expect(error.memberIndex == 1, "\(error)")
+        let unlimited = try GzipSource(wrapping: MemorySource(bomb), configuration: .unlimited)
+        #expect(try drain(unlimited) == 1 << 30)
+    }
+
+    @Test("The output limit counts every member", arguments: availableEngines)
+    func outputLimitAcrossMembers(engine: GzipSink.Configuration.Engine) throws {
+        let input = TestData.text(count: 3 << 20)
+        let compressed = try Gzip.compress(input, .init(level: 6, threads: 2, blockSize: 256 << 10, engine: engine))
+        let limit = (1 << 20) + 5
+        let source = try GzipSource(wrapping: MemorySource(compressed), configuration: .init(maximumOutputBytes: limit))
+        var delivered = 0
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        let error = try #require(throws: CompressionError.self) {
+            while true {
+                let n = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
+                if n == 0 { break }
+                delivered += n
+            }
+        }
+        #expect(error.code == .outputLimitExceeded)
+        #expect(delivered <= limit)
+        if engine.writesMembers { #expect(error.memberIndex == 4, "\(error)") }
+    }
+
     @Test("Ordinary text is well within the default limits")
     func ordinaryTextPasses() throws {
         let input = TestData.text(count: 3 << 20)
-        let compressed = try Gzip.compress(input, .init(level: 9, threads: 2))
-        #expect(try Gzip.decompress(compressed) == input)
+        for engine in availableEngines {
+            let compressed = try Gzip.compress(input, .init(level: 9, threads: 2, engine: engine))
+            #expect(try Gzip.decompress(compressed) == input)
+        }
     }
 
     @Test("A lower ratio limit applies once output passes the grace bytes")

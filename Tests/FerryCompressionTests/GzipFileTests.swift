@@ -65,6 +65,26 @@ struct GzipFileTests {
     }
     #endif
 
+    @Test("Ferry's own output, a member per block, is read whole by libdeflate on every worker, as one member was",
+          .enabled(if: GzipSink.Configuration.Engine.libdeflate.isAvailable))
+    func ferrysMembersReadWhole() throws {
+        let text = TestData.text(count: 5 * 32_768 + 123, seed: 13)
+        let stream = try Gzip.compress(text, .init(level: 6, threads: 2, blockSize: 32_768, engine: .libdeflate))
+        #if os(Linux) && canImport(CLibDeflate)
+        let path = TestScratch.directory() + "/members.gz"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(stream))
+        guard case .read(let storage, let count) = try GzipFile(path: path).inflateWhole(limit: .max) else {
+            Issue.record("Ferry's multi-member output was left to the stream")
+            return
+        }
+        defer { storage.deallocate() }
+        #expect(Array(UnsafeRawBufferPointer(rebasing: storage[..<count])) == text)
+        #endif
+        #expect(Self.content(Self.readWhole(stream)) == text)
+        #expect(Self.content(Self.readWhole(stream, limit: text.count)) == text)
+        #expect(try Self.readWhole(stream, limit: text.count - 1).get() == nil)
+    }
+
     @Test("Members one after the other (the last one small) read as one content")
     func members() throws {
         let parts = [TestData.text(count: 200_000, seed: 5), TestData.random(count: 30_000, seed: 6), [], Array("end".utf8)]

@@ -115,19 +115,33 @@ func referenceCRC32<S: Sequence<UInt8>>(_ bytes: S, _ start: UInt32 = 0) -> UInt
     return ~crc
 }
 
-/// Runs the system `gzip` in a temporary directory.
-enum SystemGzip {
-    static let path: String? = ["/bin/gzip", "/usr/bin/gzip"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
+/// The engines this build has: both on Linux, zlib elsewhere.
+let availableEngines: [GzipSink.Configuration.Engine] = GzipSink.Configuration.Engine.preferred == .libdeflate ? [.libdeflate, .zlib] : [.zlib]
+
+/// A command-line peer (`gzip`, `pigz`, `zcat`, `python3`) run on a temporary file.
+struct SystemTool {
+    /// The tool's path, found on `PATH` (or in /usr/bin, /bin), or `nil` when it is not installed.
+    let path: String?
+
+    init(_ name: String) {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/bin", "/bin", "/usr/local/bin"]
+        path = directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
+
+    static let gzip = SystemTool("gzip")
+    static let pigz = SystemTool("pigz")
+    static let zcat = SystemTool("zcat")
+    static let python = SystemTool("python3")
 
     struct Result {
         var status: Int32
         var output: [UInt8]
     }
 
-    /// Writes `input` to a temporary file named `fileName` and runs `gzip ARGUMENTS FILE`.
-    static func run(_ arguments: [String], input: [UInt8], fileName: String = "input.gz") throws -> Result {
+    /// Writes `input` to a temporary file named `fileName` and runs `TOOL ARGUMENTS FILE`
+    /// (`TOOL ARGUMENTS` alone, with the file on standard input, when `fileAsInput`).
+    func run(_ arguments: [String], input: [UInt8], fileName: String = "input.gz", fileAsInput: Bool = false) throws -> Result {
         guard let path else { throw CocoaError(.fileNoSuchFile) }
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ferry-gzip-tests-\(UUID().uuidString)")
@@ -137,7 +151,8 @@ enum SystemGzip {
         try Data(input).write(to: file)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments + [file.path]
+        process.arguments = fileAsInput ? arguments : arguments + [file.path]
+        if fileAsInput { process.standardInput = try FileHandle(forReadingFrom: file) }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -145,5 +160,14 @@ enum SystemGzip {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, output: [UInt8](output))
+    }
+}
+
+/// The system `gzip`.
+enum SystemGzip {
+    static let path = SystemTool.gzip.path
+
+    static func run(_ arguments: [String], input: [UInt8], fileName: String = "input.gz") throws -> SystemTool.Result {
+        try SystemTool.gzip.run(arguments, input: input, fileName: fileName)
     }
 }

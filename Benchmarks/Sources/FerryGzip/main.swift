@@ -1,6 +1,6 @@
 // ferry-gzip: FerryCompression's gzip streams as a command, for timing against pigz and gzip.
 //
-//   ferry-gzip -c [-LEVEL] [-p THREADS] [-b KIB] INPUT OUTPUT   compress (parallel, one gzip member)
+//   ferry-gzip -c [-LEVEL] [-p THREADS] [-b KIB] INPUT OUTPUT   compress (in parallel blocks, as GzipSink does)
 //   ferry-gzip -d INPUT OUTPUT                           decompress
 // OUTPUT may be - for standard output.
 import FerryCompression

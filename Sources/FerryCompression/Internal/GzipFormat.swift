@@ -4,8 +4,12 @@ enum GzipFormat {
     static let magic: (UInt8, UInt8) = (0x1f, 0x8b)
     /// Compression method 8: deflate.
     static let methodDeflate: UInt8 = 8
-    /// The deflate window the parallel scheme primes each block with.
+    /// The deflate window zlib's block scheme primes each block with.
     static let dictionarySize = 32 << 10
+    /// The length of the header Ferry writes (``header(level:)``).
+    static let headerSize = 10
+    /// The length of a member's trailer (``trailer(crc:length:)``).
+    static let trailerSize = 8
 
     /// Header flag bits (FLG).
     enum Flag {

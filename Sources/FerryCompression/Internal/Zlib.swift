@@ -40,6 +40,12 @@ enum Zlib {
         UInt32(truncatingIfNeeded: ferry_crc32_combine(UInt(crcA), UInt(crcB), Int64(lengthB)))
     }
 
+    /// The most bytes deflate writes for `count` input bytes at Ferry's settings, whatever the
+    /// level (`compressBound`, which also counts a zlib wrapper: a bound for raw deflate too).
+    static func deflateBound(_ count: Int) -> Int {
+        Int(CZlib.compressBound(uLong(count)))
+    }
+
     /// The message zlib left in the stream, if any.
     fileprivate static func message(_ stream: UnsafeMutablePointer<z_stream>) -> String? {
         stream.pointee.msg.map { String(cString: $0) }

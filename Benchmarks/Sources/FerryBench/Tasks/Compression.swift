@@ -4,52 +4,67 @@ import Glibc
 import Darwin
 #endif
 
-/// gzip level 6 on 2 threads against `pigz -6 -p 2` (and `gzip -6` for the size), and
-/// decompression against `gzip -d` and `pigz -d`, on the 1M-record file; runs interleaved
-/// (``Bench/interleave(_:warmup:_:)``).
+/// gzip level 6 on 2 threads against `pigz -6 -p 2` and `gzip -6`, on the 1M-record file, in the
+/// same interleaved rounds (``Bench/interleave(_:warmup:_:)``): `ferry convert` to a `.ndjson.gz`
+/// (parse, serialize, compress: the goal's line), the same to standard output (`--gzip`), and
+/// FerryCompression's gzip streams alone (`ferry-gzip`). Then the size of every output against
+/// `gzip -6`'s, and `gzip -t` on Ferry's (untimed).
 ///
-/// Every tool writes the same way, to standard output redirected by the shell (`> out`, which
-/// truncates the previous run's file), so the ratio compares compression and nothing else. Ferry's
-/// atomic file output (temporary file, then rename over the old one) is timed on its own line:
-/// on this VM, filling fresh page-cache pages before the old file's are freed costs up to 2 s of
-/// system time more than truncating, whichever tool writes.
+/// The peers write to standard output redirected by the shell (`> out`); so do the `ferry-gzip`
+/// and `convert … - --gzip` lines. Ferry's atomic file output (temporary file, then rename) is
+/// timed on lines of its own. Every output is deleted and `sync`ed before each run, untimed.
 @MainActor func compressTask() {
     let input = Bench.ensureData("records.ndjson", count: 1_000_000)
     let size = fileSize(input)
     let gzipTool = Bench.helper("ferry-gzip")
-    let out = Bench.data + "/c.gz"
+    let out = Bench.data + "/c"
     print("\n== gzip level 6, \(size / 1_000_000) MB")
     Bench.warm(input)
-    let outputs = ["ferry gzip -6 (2 threads)": out, "ferry gzip -6 (2 threads), atomic file output": out + ".atomic",
-                   "pigz -6 -p 2": out + ".pigz", "gzip -6": out + ".gzip"]
-    Bench.interleave("compress", [
-        .init(tool: "ferry gzip -6 (2 threads)", command: ["'\(gzipTool)' -c -6 -p 2 '\(input)' - > '\(out)'"], shell: true,
-              bytes: size, units: 1_000_000),
-        .init(tool: "ferry gzip -6 (2 threads), atomic file output", command: [gzipTool, "-c", "-6", "-p", "2", input, out + ".atomic"],
-              bytes: size, units: 1_000_000),
-        .init(tool: "pigz -6 -p 2", command: ["pigz -6 -p 2 -c '\(input)' > '\(out).pigz'"], shell: true, bytes: size, units: 1_000_000),
-        .init(tool: "gzip -6", command: ["gzip -6 -c '\(input)' > '\(out).gzip'"], shell: true, bytes: size, units: 1_000_000),
+    let convert = "ferry convert → .ndjson.gz", convertOut = "ferry convert - --gzip (stdout)"
+    let stream = "ferry-gzip -6 -p 2", streamAtomic = "ferry-gzip -6 -p 2, atomic file output"
+    let pigz = "pigz -6 -p 2", gzip = "gzip -6"
+    let outputs = [convert: out + ".ndjson.gz", convertOut: out + ".convert.gz", stream: out + ".gz",
+                   streamAtomic: out + ".atomic.gz", pigz: out + ".pigz.gz", gzip: out + ".gzip.gz"]
+    func entry(_ tool: String, _ command: [String], shell: Bool = false) -> Bench.Entry {
+        .init(tool: tool, command: command, shell: shell, bytes: size, units: 1_000_000, removing: [outputs[tool]!])
+    }
+    Bench.interleave("compress", warmup: true, [
+        entry(convert, [Bench.ferry, "convert", input, outputs[convert]!, "--quiet"]),
+        entry(convertOut, ["'\(Bench.ferry)' convert '\(input)' - --gzip --quiet > '\(outputs[convertOut]!)'"], shell: true),
+        entry(stream, ["'\(gzipTool)' -c -6 -p 2 '\(input)' - > '\(outputs[stream]!)'"], shell: true),
+        entry(streamAtomic, [gzipTool, "-c", "-6", "-p", "2", input, outputs[streamAtomic]!]),
+        entry(pigz, ["pigz -6 -p 2 -c '\(input)' > '\(outputs[pigz]!)'"], shell: true),
+        entry(gzip, ["gzip -6 -c '\(input)' > '\(outputs[gzip]!)'"], shell: true),
     ])
     var sizes: [String: Int] = [:]
-    for (tool, path) in outputs {
-        if Bench.results.contains(where: { $0.task == "compress" && $0.tool == tool }) { sizes[tool] = fileSize(path) }
-        unlink(path)
+    for (tool, path) in outputs where Bench.results.contains(where: { $0.task == "compress" && $0.tool == tool }) {
+        sizes[tool] = fileSize(path)
     }
-    Bench.measure("compress", "ferry convert → .ndjson.gz (parse, serialize, compress)", bytes: size, units: 1_000_000,
-                  [Bench.ferry, "convert", input, out + ".ndjson.gz", "--quiet"])
-    unlink(out + ".ndjson.gz")
-    for (tool, bytes) in sizes.sorted(by: { $0.key < $1.key }) where !tool.hasPrefix("ferry convert") {
-        print("  output of \(tool): \(bytes) bytes (\(format(Double(bytes) * 100 / Double(size), 2))% of the input)")
+    for tool in [convert, convertOut, stream, streamAtomic, pigz, gzip] {
+        guard let bytes = sizes[tool] else { continue }
+        var line = "  output of \(tool): \(bytes) bytes (\(format(Double(bytes) * 100 / Double(size), 2))% of the input)"
+        if tool.hasPrefix("ferry") {
+            let check = Runner.run(["gzip", "-t", outputs[tool]!])
+            line += check.status == 0 ? "; gzip -t: valid" : "; gzip -t: INVALID (exit \(check.status))"
+        }
+        print(line)
     }
-    if let ours = sizes["ferry gzip -6 (2 threads)"], let gzip = sizes["gzip -6"] {
-        let difference = Double(ours) * 100 / Double(gzip) - 100
-        let line = "size [compress]: ferry's output is \(format(abs(difference), 2))% \(difference > 0 ? "larger" : "smaller") than gzip -6's"
-        Bench.ratios.append(line)
-        print("  " + line)
+    for (_, path) in outputs { unlink(path) }
+    if let reference = sizes[gzip] {
+        for tool in [convert, stream] {
+            guard let ours = sizes[tool] else { continue }
+            let line = "size [compress]: \(tool)'s output is \(format(Double(ours) / Double(reference), 4))× gzip -6's "
+                + "(\(ours) vs \(reference) bytes; the goal: at most 1.01×)"
+            Bench.ratios.append(line)
+            print("  " + line)
+        }
     }
-    Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "pigz -6 -p 2")
-    Bench.ratio("compress", "ferry gzip -6 (2 threads), atomic file output", over: "pigz -6 -p 2")
-    Bench.ratio("compress", "ferry gzip -6 (2 threads)", over: "gzip -6")
+    Bench.ratio("compress", convert, over: pigz)
+    Bench.ratio("compress", convertOut, over: pigz)
+    Bench.ratio("compress", stream, over: pigz)
+    Bench.ratio("compress", streamAtomic, over: pigz)
+    Bench.ratio("compress", stream, over: gzip)
+    Bench.ratio("compress", convert, over: gzip)
 }
 
 @MainActor func decompressTask() {
