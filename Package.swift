@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "FerryChangeLog", targets: ["FerryChangeLog"]),
         .library(name: "FerryStore", targets: ["FerryStore"]),
         .library(name: "FerryKit", targets: ["FerryKit"]),
+        .library(name: "FerryCloudKit", targets: ["FerryCloudKit"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
@@ -111,6 +112,13 @@ let package = Package(
                 "FerryXML", "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
             ]
         ),
+        // CloudKit Web Services over a store: the wire model (requests and responses of every
+        // endpoint), the service that answers them from a RecordStore, errors and limits as CKWS.
+        // No HTTP here: the server module carries its exchanges.
+        .target(
+            name: "FerryCloudKit",
+            dependencies: ["FerryRecords", "FerryPipeline", "FerryPredicate", "FerryJSON", "FerryStore", "FerryChangeLog", "FerryIO", "FerryInternals"]
+        ),
         // The `ferry` commands: options parsed into FerryKit's configurations, reports printed.
         .target(
             name: "FerryCLI",
@@ -154,6 +162,10 @@ let package = Package(
             dependencies: ["FerryCLI", "FerryKit", "FerryChangeLog", "FerryArchive", "FerryStore", "FerryRecords", "FerryIO", "FerryJSON",
                            "FerryInternals", "FerryTestSupport"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "FerryCloudKitTests",
+            dependencies: ["FerryCloudKit", "FerryStore", "FerryRecords", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryKitTests",
