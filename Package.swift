@@ -165,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCloudKitTests",
-            dependencies: ["FerryCloudKit", "FerryStore", "FerryRecords", "FerryTestSupport"]
+            dependencies: ["FerryCloudKit", "FerryStore", "FerryRecords", "FerryPredicate", "FerryChangeLog", "FerryKit", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryKitTests",

@@ -1,0 +1,71 @@
+import FerryCloudKit
+import FerryPredicate
+import FerryRecords
+import FerryStore
+import FerryTestSupport
+import Testing
+
+/// A store of chat messages in a temporary folder and a service over it; requests sent with
+/// ``call(_:_:body:method:)`` straight to ``CloudKitService/answer(_:)`` (no HTTP).
+struct ServiceFixture {
+    static let container = "iCloud.com.example.chat"
+    let path: String
+    let service: CloudKitService
+
+    /// Messages m01…m30 in the custom zone `Chats` of the private database (count = i, tags, a
+    /// sentAt timestamp), and n01…n05 in its default zone.
+    static func makeStore() throws -> String {
+        let path = TestScratch.directory() + "/chat.sqlite"
+        let writer = try StoreWriter(path: path)
+        for i in 1...30 {
+            try writer.write(try RecordJSON.decodeRecord(message(i, zone: "Chats")))
+        }
+        for i in 1...5 {
+            try writer.write(try RecordJSON.decodeRecord(message(i, zone: nil, prefix: "n")))
+        }
+        try writer.finish()
+        return path
+    }
+
+    static func message(_ i: Int, zone: String?, prefix: String = "m") -> String {
+        let name = prefix + (i < 10 ? "0" : "") + String(i)
+        let zoneJSON = zone.map { #","zoneID":{"zoneName":"\#($0)","ownerRecordName":"_owner","zoneType":"REGULAR_CUSTOM_ZONE"}"# } ?? ""
+        let tags = i % 3 == 0 ? #"["red","blue"]"# : #"["green"]"#
+        return #"{"recordName":"\#(name)","recordType":"Message"\#(zoneJSON),"fields":{"text":{"value":"hello \#(i)","type":"STRING"},"#
+            + #""count":{"value":\#(i),"type":"INT64"},"big":{"value":9007199254740993,"type":"INT64"},"#
+            + #""sentAt":{"value":\#(1_700_000_000_000 + Int64(i) * 1000),"type":"TIMESTAMP"},"tags":{"value":\#(tags),"type":"STRING_LIST"}},"#
+            + #""pluginFields":{},"recordChangeTag":"t\#(i)","created":{"timestamp":1700000000000,"userRecordName":"_owner"},"#
+            + #""modified":{"timestamp":\#(1_700_000_000_000 + Int64(i)),"userRecordName":"_owner"},"deleted":false,"futureKey":{"kept":true}}"#
+    }
+
+    init(readOnly: Bool = false, schema: String? = nil) throws {
+        path = try Self.makeStore()
+        let parsed = try schema.map { try CloudKitSchema(parsing: $0) }
+        service = try CloudKitService(storePath: path, configuration: .init(containerIdentifier: Self.container, isReadOnly: readOnly, schema: parsed))
+    }
+
+    init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        service = try CloudKitService(storePath: path, configuration: .init(containerIdentifier: Self.container, isReadOnly: readOnly))
+    }
+
+    /// Sends `body` to `operation` of `database`; the status and the parsed answer.
+    func call(_ operation: String, _ database: String = "private", body: String = "", method: String = "POST") throws -> (status: Int, json: JSONValue) {
+        let response = service.answer(CloudKitRequest(method: method, path: "/database/1/\(Self.container)/development/\(database)/\(operation)",
+                                                      body: Array(body.utf8)))
+        return (response.status, try JSONValue(parsing: String(decoding: response.body, as: UTF8.self)))
+    }
+
+    /// The record names of an answer's `records`.
+    static func names(_ json: JSONValue) -> [String] {
+        (json["records"]?.arrayValue ?? []).compactMap { $0["recordName"]?.stringValue }
+    }
+}
+
+/// Expects a request-level CKWS error: the status, the code, a uuid and a reason.
+func expectError(_ answer: (status: Int, json: JSONValue), _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(answer.status == status, sourceLocation: sourceLocation)
+    #expect(answer.json["serverErrorCode"]?.stringValue == code, "\(answer.json)", sourceLocation: sourceLocation)
+    #expect(answer.json["uuid"]?.stringValue?.count == 36, sourceLocation: sourceLocation)
+    #expect((answer.json["reason"]?.stringValue ?? "").isEmpty == false, sourceLocation: sourceLocation)
+}
