@@ -1,3 +1,4 @@
+import FerryInternals
 import Foundation
 import Testing
 @testable import FerryArchive

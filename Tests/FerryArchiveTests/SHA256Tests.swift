@@ -1,3 +1,4 @@
+import FerryInternals
 import Testing
 @testable import FerryArchive
 import FerryTestSupport

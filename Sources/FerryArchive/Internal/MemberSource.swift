@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryIO
 
 /// The data of the tar member being read, as a `ByteSource`, hashed with SHA-256 on the way so

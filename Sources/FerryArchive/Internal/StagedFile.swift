@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryIO
 
 /// A member being staged: bytes go to a file in the staging directory (through an `OutputFile`,

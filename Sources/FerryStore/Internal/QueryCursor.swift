@@ -1,3 +1,4 @@
+import FerryInternals
 import FerryRecords
 
 /// A continuation cursor: where a page ended — the sort values and row id of its last record —
@@ -26,7 +27,7 @@ struct QueryCursor: Equatable {
         object.append(key: "id", value: .number(JSONNumber(rowID)))
         var out = JSONOutput(capacity: 256)
         out.appendValue(.object(object))
-        return Base64URL.encode(Array(out.bytes))
+        return Base64.url.encode(Array(out.bytes))
     }
 
     init(fingerprint: String, sortValues: [SQLValue], rowID: Int64) {
@@ -38,7 +39,7 @@ struct QueryCursor: Equatable {
     /// Reads a cursor made for the query with `fingerprint` and `sortCount` sort keys.
     init(parsing text: String, fingerprint expected: String, sortCount: Int) throws {
         let invalid = StoreError(.invalidCursor, "expected a continuation cursor from a previous page of this query, found \"\(text.prefix(60))\"")
-        guard let bytes = Base64URL.decode(text),
+        guard let bytes = Base64.url.decode(text),
               let value = try? bytes.withUnsafeBytes({ try RecordJSON.parseValue($0) }),
               value["v"] == .number(JSONNumber(Int64(1))), let fingerprint = value["q"]?.stringValue,
               let keys = value["k"]?.arrayValue, let id = value["id"]?.numberValue?.int64Value else { throw invalid }
@@ -61,55 +62,5 @@ struct QueryCursor: Equatable {
         self.fingerprint = fingerprint
         sortValues = values
         rowID = id
-    }
-}
-
-/// Base64 with the URL alphabet (`-`, `_`) and no padding.
-enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
-            i += 3
-        }
-        let rest = bytes.count - i
-        if rest > 0 {
-            let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
-            if rest == 2 { out.append(alphabet[Int(n >> 6 & 63)]) }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        var values: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - UInt8(ascii: "a") + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - UInt8(ascii: "0") + 52)
-            case UInt8(ascii: "-"): values.append(62)
-            case UInt8(ascii: "_"): values.append(63)
-            default: return nil
-            }
-        }
-        guard values.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < values.count {
-            let chunk = values[i..<min(i + 4, values.count)]
-            var n: UInt32 = 0
-            for (j, v) in chunk.enumerated() { n |= UInt32(v) << (18 - 6 * j) }
-            out.append(UInt8(n >> 16 & 0xFF))
-            if chunk.count > 2 { out.append(UInt8(n >> 8 & 0xFF)) }
-            if chunk.count > 3 { out.append(UInt8(n & 0xFF)) }
-            i += 4
-        }
-        return out
     }
 }

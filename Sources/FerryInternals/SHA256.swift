@@ -1,6 +1,5 @@
-import FerryInternals
 
-/// SHA-256 (FIPS 180-4), streaming, in pure Swift: archive members are checksummed with it.
+/// SHA-256 (FIPS 180-4), streaming, in pure Swift: archive members and served assets are checksummed with it.
 ///
 /// Feed bytes with ``update(_:)`` in pieces of any size, then call ``finalize()`` once.
 /// Checked against the FIPS examples and `sha256sum` in the tests.
