@@ -148,6 +148,7 @@ extension CloudKitService {
         var outcomes: [ModifyOutcome] = []
         var events: [ChangeEvent] = []
         var touchesDefaultZone = false
+        var attaching: [String] = []
         let now = Syscall.nowMilliseconds()
         for operation in request.operations {
             let given = operation.record
@@ -217,6 +218,14 @@ extension CloudKitService {
                 continue
             }
             _ = recordType
+            let receipts: [String]
+            do {
+                receipts = try resolvingAssets(of: &record, store: store)
+            } catch let error as CloudKitError {
+                outcomes.append(.failed(name, error))
+                continue
+            }
+            attaching += receipts
             let stamp = RecordStamp(timestamp: max(now, (current?.modified?.timestamp ?? 0) + 1), userRecordName: configuration.userRecordName)
             record.zoneID = zoneID
             record.recordChangeTag = Self.makeChangeTag()
@@ -240,6 +249,7 @@ extension CloudKitService {
             }
         }
         if !events.isEmpty { try store.apply(events, database: database.rawValue) }
+        try store.attachAssets(receipts: attaching)
         return outcomes
     }
 

@@ -126,6 +126,12 @@ public final class CloudKitService: CloudKitResponder, @unchecked Sendable {
         guard request.body.count <= configuration.maximumBodyBytes else {
             throw CloudKitError(.quotaExceeded, "expected a request body of at most \(configuration.maximumBodyBytes) bytes, found \(request.body.count)")
         }
+        if request.path.hasPrefix(Self.uploadPathPrefix) {
+            return try upload(token: request.path.dropFirst(Self.uploadPathPrefix.count), request: request)
+        }
+        if request.path.hasPrefix(Self.downloadPathPrefix) {
+            return try download(request.path.dropFirst(Self.downloadPathPrefix.count), request: request)
+        }
         guard let path = try CloudKitPath(parsing: request.path) else {
             throw CloudKitError(.notFound, "no such endpoint: \(JSONOutputLiteral(request.path)); paths start /database/1/")
         }
@@ -154,6 +160,7 @@ public final class CloudKitService: CloudKitResponder, @unchecked Sendable {
             return try databaseChanges(CloudKitDatabaseChangesRequest(json: body(request), isLegacy: false), database: database)
         case "zones/changes":
             return try databaseChanges(CloudKitDatabaseChangesRequest(json: body(request), isLegacy: true), database: database)
+        case "assets/upload": return try uploadTokens(body(request))
         case "zones/list": return try listZones(database: database)
         case "zones/lookup": return try lookupZones(CloudKitZonesLookupRequest(json: body(request)), database: database)
         case "zones/modify": return try modifyZones(CloudKitZonesModifyRequest(json: body(request)), database: database)

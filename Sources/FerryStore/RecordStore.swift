@@ -60,7 +60,8 @@ public final class RecordStore {
     /// - Throws: ``StoreError`` — ``StoreError/Code-swift.enum/notAStore`` naming what the file
     ///   is instead (another SQLite database, not SQLite, missing), ``StoreError/Code-swift.enum/corrupt``,
     ///   ``StoreError/Code-swift.enum/newerFormat``; an older format is migrated when opened for
-    ///   writing and refused when opened for reading.
+    ///   writing and read as it is when opened for reading (``formatVersion`` says which; the
+    ///   migrations since only add tables, whose contents then read as empty).
     public convenience init(path: String, access: Access = .readOnly, configuration: Configuration = .init()) throws {
         let kind = StoreFile.kind(at: path)
         guard kind == .store else { throw StoreError(.notAStore, StoreFile.notAStoreMessage(kind), path: path) }
@@ -122,7 +123,7 @@ public final class RecordStore {
                 throw StoreError(.notAStore, "expected a store of format version \(StoreSchema.oldestVersion) to \(StoreSchema.currentVersion), "
                                  + "found format version \(version), which no Ferry writes (its PRAGMA user_version was changed)", path: path)
             }
-            if version < StoreSchema.currentVersion {
+            if version < StoreSchema.currentVersion && !(access == .readOnly && version >= StoreSchema.oldestReadableAsIs) {
                 guard access == .readWrite else {
                     throw StoreError(.newerFormat, "the store has format version \(version), older than this Ferry's "
                                      + "\(StoreSchema.currentVersion); open it once for writing (for example `ferry index`) to migrate it", path: path)

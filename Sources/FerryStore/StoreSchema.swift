@@ -14,7 +14,12 @@ package enum StoreSchema {
     package static let pageSize = 16384
 
     /// The format version this Ferry writes (`PRAGMA user_version`).
-    package static let currentVersion = 1
+    package static let currentVersion = 2
+
+    /// The oldest format version read as it is when a store is opened read-only: the migrations
+    /// after it only add tables (version 2: `assets`), so what it holds means the same, and what
+    /// it lacks (uploaded assets) reads as empty.
+    package static let oldestReadableAsIs = 1
 
     /// The oldest format version a store can have: the first Ferry made stores of version 1, and
     /// ``migrations`` lead from each version on to ``currentVersion``.
@@ -106,7 +111,19 @@ package enum StoreSchema {
 
     /// Migrations: the SQL that takes a store from `version - 1` to `version`, run in the same
     /// transaction as the `user_version` update. Version 1 is created directly.
-    package static let migrations: [(version: Int, sql: String)] = []
+    package static let migrations: [(version: Int, sql: String)] = [
+        (2, """
+        CREATE TABLE assets (
+            id          INTEGER PRIMARY KEY,
+            receipt     TEXT NOT NULL UNIQUE,
+            checksum    TEXT NOT NULL,
+            size        INTEGER NOT NULL,
+            bytes       BLOB NOT NULL,
+            uploaded_at INTEGER NOT NULL,
+            attached    INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+        """),
+    ]
 
     /// The kinds of journal entries (`journal.kind`).
     package enum JournalKind: String, Sendable, CaseIterable {

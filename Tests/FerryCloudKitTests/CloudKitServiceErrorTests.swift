@@ -68,13 +68,22 @@ import Testing
             """)
     }
 
-    @Test func anOlderFormatStoreServesReadOnly() throws {
-        // Version 1 is the format of every store this Ferry writes; a read-only service opens it
-        // without writing to it.
+    @Test func aVersionOneStoreIsServedReadOnlyAsItIsAndMigratedWhenServedForWriting() throws {
         let path = try ServiceFixture.makeStore()
-        let store = try RecordStore(path: path)
-        #expect(store.formatVersion == 1)
-        let fixture = try ServiceFixture(path: path, readOnly: true)
-        #expect(try fixture.call("records/lookup", body: #"{"records":[{"recordName":"n02"}]}"#).status == 200)
+        do {
+            // Back to format version 1: no assets table.
+            let store = try RecordStore(path: path, access: .readWrite)
+            try store.execute(sql: "DROP TABLE assets; PRAGMA user_version = 1")
+        }
+        let readOnly = try ServiceFixture(path: path, readOnly: true)
+        #expect(try RecordStore(path: path).formatVersion == 1)
+        #expect(try readOnly.call("records/lookup", body: #"{"records":[{"recordName":"n02"}]}"#).status == 200)
+        let missing = readOnly.service.answer(CloudKitRequest(method: "GET", path: "/assets/0123456789abcdef0123456789abcdef/f"))
+        #expect(missing.status == 404)
+        #expect(try RecordStore(path: path).formatVersion == 1)
+
+        let writable = try ServiceFixture(path: path)
+        #expect(try RecordStore(path: path).formatVersion == 2)
+        #expect(try writable.call("records/lookup", body: #"{"records":[{"recordName":"n02"}]}"#).status == 200)
     }
 }

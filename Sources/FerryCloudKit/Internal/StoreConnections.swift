@@ -21,12 +21,12 @@ final class StoreConnections: @unchecked Sendable {
         self.path = path
         self.isReadOnly = readOnly
         self.configuration = configuration
-        // The first reader is opened now, so that a store that cannot be opened fails here.
-        let first = try RecordStore(path: path, access: .readOnly, configuration: configuration)
-        idle.append(first)
+        // The writer first (it migrates an older store), then a reader, so that a store that
+        // cannot be opened fails here.
         if !readOnly {
             writer = try RecordStore(path: path, access: .readWrite, configuration: configuration)
         }
+        idle.append(try RecordStore(path: path, access: .readOnly, configuration: configuration))
     }
 
     /// Runs `body` with a reader of its own.

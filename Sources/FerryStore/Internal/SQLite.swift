@@ -299,6 +299,14 @@ final class SQLiteStatement {
         try check(rc, "cannot bind parameter \(index)")
     }
 
+    /// Binds bytes as a blob, copied by SQLite (`sqlite3_bind_blob`, `SQLITE_TRANSIENT`).
+    func bind(copiedBlob bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        // A zero-length blob needs a non-NULL pointer, or SQLite binds NULL.
+        let rc = bytes.baseAddress == nil || bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
+            : sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), ferry_sqlite3_transient())
+        try check(rc, "cannot bind parameter \(index)")
+    }
+
     func bindNull(at index: Int32) throws {
         try check(sqlite3_bind_null(handle, index), "cannot bind parameter \(index)")
     }
@@ -396,6 +404,12 @@ final class SQLiteStatement {
         guard let pointer = sqlite3_column_text(handle, index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let count = Int(sqlite3_column_bytes(handle, index))
         return UnsafeRawBufferPointer(start: pointer, count: count)
+    }
+
+    /// The column's bytes as a blob (`sqlite3_column_blob`), valid until the next step or reset.
+    func blobBytes(at index: Int32) -> UnsafeRawBufferPointer {
+        guard let pointer = sqlite3_column_blob(handle, index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, index)))
     }
 
     /// The column as a value of the ``SQLValue`` kinds (text copied).
