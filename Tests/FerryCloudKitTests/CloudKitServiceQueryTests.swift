@@ -140,3 +140,16 @@ import Testing
         expectError(sorted, 400, "BAD_REQUEST")
     }
 }
+
+@Suite struct CloudKitServiceTokenSearchTests {
+    @Test(arguments: ["CONTAINS_ALL_TOKENS", "CONTAINS_ANY_TOKENS"])
+    func tokenSearchesFindTheRecordsHoldingTheWords(comparator: String) throws {
+        let fixture = try ServiceFixture()
+        let answer = try fixture.call("records/query", body: #"{"zoneID":{"zoneName":"Chats"},"query":{"recordType":"Message","#
+                                      + #""filterBy":[{"comparator":"\#(comparator)","fieldName":"allTokens","fieldValue":{"value":"hello 7"}}]}}"#)
+        #expect(answer.status == 200, "\(answer.json)")
+        let names = ServiceFixture.names(answer.json)
+        #expect(names.contains("m07"))
+        if comparator == "CONTAINS_ALL_TOKENS" { #expect(names == ["m07"]) } else { #expect(names.count == 30) }
+    }
+}
