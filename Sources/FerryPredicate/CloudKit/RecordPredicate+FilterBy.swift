@@ -145,10 +145,9 @@ struct FilterByReader {
             return comparator.hasPrefix("NOT_") ? .not(all) : all
         case "CONTAINS_ALL_TOKENS", "CONTAINS_ANY_TOKENS":
             guard case .string(let words) = try single() else { throw fail(index, "\(comparator) needs a STRING value") }
-            if comparator == "CONTAINS_ALL_TOKENS" {
-                return comparison(.keyPath(["allTokens"]), .tokenMatches, .string(words),
-                                  options: [.caseInsensitive, .diacriticInsensitive, .localeSensitive])
-            }
+            // Every word in a full-text search of its own (the form cloudKitFilterBy joins back).
+            let each = words.split(whereSeparator: \.isWhitespace).map { comparison(.evaluatedObject, .contains, .string(String($0))) }
+            if comparator == "CONTAINS_ALL_TOKENS", each.count > 1 { return .and(each) }
             return comparison(.evaluatedObject, .contains, .string(words))
         default: // NEAR
             guard case .location(let latitude, let longitude) = try single() else {
