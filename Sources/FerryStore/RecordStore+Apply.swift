@@ -21,7 +21,11 @@ extension RecordStore {
         let databaseID = try StoreCodec.databaseID(database)
         try StoreWriter.beginWriting(self)
         do {
-            let mutator = try StoreMutator(connection: connection, path: path)
+            // Kept between batches; what it cached is forgotten, as another process may have written.
+            let mutator = try batchMutator ?? StoreMutator(connection: connection, path: path)
+            batchMutator = mutator
+            mutator.forgetCaches()
+            try mutator.resumeSequence()
             let backend = StoreReplayBackend(mutator: mutator, database: databaseID, restoresJournal: false, commitsEachCheckpoint: false)
             let core = ReplayCore(backend: backend, options: .init())
             let encoder = StoreRowEncoder()

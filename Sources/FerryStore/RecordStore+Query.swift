@@ -147,7 +147,7 @@ extension RecordStore {
             """
         if database != nil { sql += " AND z.database_id = ?3" }
         sql += " ORDER BY z.database_id, z.owner_record_name LIMIT 1"
-        let statement = try connection.prepare(sql)
+        let statement = try preparedStatement(sql)
         var result = FetchResult(recordsJSON: [], missing: [])
         let databaseID = try database.map(StoreCodec.databaseID)
         for name in names {

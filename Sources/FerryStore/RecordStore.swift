@@ -54,6 +54,22 @@ public final class RecordStore {
     public let formatVersion: Int
     /// The connection; one thread at a time.
     let connection: SQLiteConnection
+    /// Statements kept prepared for the calls a server repeats (``fetch(names:zone:database:desiredKeys:)``,
+    /// ``zones()``), by their SQL; each is reset after its use.
+    private var preparedStatements: [String: SQLiteStatement] = [:]
+    /// The mutator ``apply(_:database:)`` keeps between batches (its statements stay prepared).
+    var batchMutator: StoreMutator?
+
+    /// The statement of `sql`, prepared on first use and kept: reset, its bindings cleared.
+    func preparedStatement(_ sql: String) throws -> SQLiteStatement {
+        if let statement = preparedStatements[sql] {
+            statement.clearBindings()
+            return statement
+        }
+        let statement = try connection.prepare(sql, persistent: true)
+        preparedStatements[sql] = statement
+        return statement
+    }
 
     /// Opens the store at `path`.
     ///
@@ -230,11 +246,12 @@ public final class RecordStore {
 
     /// The zones of the store, by database, name and owner.
     public func zones() throws -> [StoreZone] {
-        let statement = try connection.prepare("""
+        let statement = try preparedStatement("""
             SELECT z.id, d.name, z.zone_json, z.sync_token, z.more_coming, z.is_deleted, z.record_count, z.change_seq
             FROM zones z JOIN databases d ON d.id = z.database_id
             ORDER BY z.database_id, z.zone_name, z.owner_record_name
             """)
+        defer { statement.reset() }
         var zones: [StoreZone] = []
         while try statement.step() {
             zones.append(StoreZone(
