@@ -91,7 +91,7 @@ extension CloudKitService {
             var next = 0
             for (index, name) in request.recordNames.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                if missing.contains(name) {
+                if missing.contains(name) || next >= found.recordsJSON.count {
                     CloudKitError(.notFound, "Record not found").appendRecordError(recordName: name, into: &out)
                 } else {
                     Self.appendRecord(found.recordsJSON[next], numbersAsStrings: request.numbersAsStrings, into: &out)
