@@ -20,6 +20,8 @@
 // FerryRecords. FerryTestSupport (Tests/, no product) serves the tests; Examples/ holds programs
 // a Swift developer copies, built and run by the tests.
 // FerryStore is the SQLite record store (the system libsqlite3 through CSQLite).
+// Under the `CloudKit` trait: FerryServer (HTTP around any CloudKitResponder) → FerryCloudKit,
+// FerryCloudKitAuth (request signing; swift-crypto).
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
 import PackageDescription
@@ -39,11 +41,28 @@ let package = Package(
         .library(name: "FerryStore", targets: ["FerryStore"]),
         .library(name: "FerryKit", targets: ["FerryKit"]),
         .library(name: "FerryCloudKit", targets: ["FerryCloudKit"]),
+        .library(name: "FerryCloudKitAuth", targets: ["FerryCloudKitAuth"]),
+        .library(name: "FerryServer", targets: ["FerryServer"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
+    // The `CloudKit` trait (off by default) brings in what speaks CloudKit Web Services over
+    // HTTP: the server (Hummingbird, swift-service-lifecycle), request signing (swift-crypto) and
+    // the coming client (async-http-client). Without it those packages are never built, so the
+    // converter's release build (the README's first command) stays fast. Their targets'
+    // sources are wrapped in `#if CloudKit`.
+    traits: [
+        .trait(name: "CloudKit", description: "CloudKit Web Services over HTTP: the server, request signing, the client"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header, nothing else.
@@ -119,6 +138,29 @@ let package = Package(
             name: "FerryCloudKit",
             dependencies: ["FerryRecords", "FerryPipeline", "FerryPredicate", "FerryJSON", "FerryStore", "FerryChangeLog", "FerryIO", "FerryInternals"]
         ),
+        // CKWS request authentication: server-to-server signing and verification (ECDSA P-256
+        // over `date:base64(sha256(body)):subpath`), PEM keys, API tokens. swift-crypto only, no
+        // HTTP, so the server and the client share it. Under the CloudKit trait.
+        .target(
+            name: "FerryCloudKitAuth",
+            dependencies: [
+                "FerryInternals",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["CloudKit"])),
+            ]
+        ),
+        // The HTTP server around any CloudKitResponder (Hummingbird 2): authentication, fault
+        // injection, body limits, the request log, graceful shutdown. Under the CloudKit trait.
+        .target(
+            name: "FerryServer",
+            dependencies: [
+                "FerryCloudKit", "FerryCloudKitAuth", "FerryRecords", "FerryIO",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CloudKit"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CloudKit"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CloudKit"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["CloudKit"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CloudKit"])),
+            ]
+        ),
         // The `ferry` commands: options parsed into FerryKit's configurations, reports printed.
         .target(
             name: "FerryCLI",
@@ -131,6 +173,10 @@ let package = Package(
         .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
         // A program a Swift developer copies: saved query responses into a store, queried.
         .executableTarget(name: "ferry-example-convert-and-query", dependencies: ["FerryKit"], path: "Examples/ConvertAndQuery"),
+        // The HTTP layer around a responder that echoes requests back (Docs/Serve.md's curl session).
+        .executableTarget(
+            name: "ferry-example-echo-server", dependencies: ["FerryServer", "FerryCloudKit", "FerryCloudKitAuth"],
+            path: "Examples/EchoServer"),
 
         // Shared by the tests: seeded generators, fixtures, chunked feeding. Not a product;
         // Benchmarks/Sources/FerryHistories links the three generator files in by symlink.
@@ -166,6 +212,22 @@ let package = Package(
         .testTarget(
             name: "FerryCloudKitTests",
             dependencies: ["FerryCloudKit", "FerryStore", "FerryRecords", "FerryPredicate", "FerryChangeLog", "FerryKit", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "FerryCloudKitAuthTests",
+            dependencies: ["FerryCloudKitAuth"],
+            exclude: ["Vectors"]
+        ),
+        .testTarget(
+            name: "FerryServerTests",
+            dependencies: [
+                "FerryServer", "FerryCloudKit", "FerryCloudKitAuth",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CloudKit"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CloudKit"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CloudKit"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CloudKit"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CloudKit"])),
+            ]
         ),
         .testTarget(
             name: "FerryKitTests",
