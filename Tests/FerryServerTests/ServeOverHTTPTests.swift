@@ -75,7 +75,7 @@ import Testing
                 #expect(answer.status == direct.status, "\(operation)")
                 #expect(answer.body == direct.body, "\(operation): \(answer.text)")
                 #expect(answer.header("Content-Type") == "application/json; charset=UTF-8", "\(operation)")
-                #expect(answer.text.contains("\n  \""), "\(operation) is pretty-printed: \(answer.text)")
+                #expect(answer.text.contains("\n  \"") && answer.text.contains("\" : "), "\(operation) is pretty-printed: \(answer.text)")
             }
 
             let list = try Self.parsed(try await server.send(.GET, Self.privateDB + "zones/list"))

@@ -35,7 +35,7 @@ final class LateResponder: CloudKitResponder {
     }
 
     func respond(to request: CloudKitRequest) async -> CloudKitResponse {
-        guard let responder = responder.withLock({ $0 }) else {
+        guard let responder = self.responder.withLock({ $0 }) else {
             return CloudKitResponse(status: 503, headers: [("Content-Type", "application/json")],
                                     body: Array(#"{"serverErrorCode":"SERVICE_UNAVAILABLE","reason":"not ready"}"#.utf8))
         }
