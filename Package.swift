@@ -221,7 +221,8 @@ let package = Package(
         .testTarget(
             name: "FerryServerTests",
             dependencies: [
-                "FerryServer", "FerryCloudKit", "FerryCloudKitAuth",
+                "FerryServer", "FerryCloudKit", "FerryCloudKitAuth", "FerryStore", "FerryRecords", "FerryPredicate", "FerryChangeLog",
+                "FerryKit", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CloudKit"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CloudKit"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CloudKit"])),

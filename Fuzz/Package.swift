@@ -16,6 +16,7 @@ let harnesses: [(name: String, products: [String], support: [Target.Dependency])
     ("archive", ["FerryIO", "FerryRecords", "FerryJSON", "FerryCompression", "FerryArchive", "FerryPipeline"], []),
     ("schema", ["FerryPredicate"], []),
     ("store-sql", ["FerryRecords", "FerryPredicate", "FerryStore"], []),
+    ("serve", ["FerryRecords", "FerryStore", "FerryCloudKit"], []),
 ]
 
 let package = Package(

@@ -116,6 +116,52 @@ write("predicate", predicates)
 write("store-sql", predicates + ['f1 > 50', 'f1 == -0.0', 'f0 == "stra\u00dfe"', 'ANY f2 == "hello"', 'f5 CONTAINS 3',
                                  'f0 BEGINSWITH "r"', 'recordName BEGINSWITH "r1"', 'NOT f0 == "a;b"'])
 
+# serve: byte 0 picks the endpoint (the order of Fuzz/Sources/serve's `operations`, then the upload
+# and download URLs), byte 1 the database (0 private, 1 public, 2 shared; +0x80 for GET); the body.
+SERVE_OPERATIONS = ["records/query", "records/lookup", "records/modify", "records/changes", "changes/zone",
+                    "changes/database", "zones/changes", "zones/list", "zones/lookup", "zones/modify", "assets/upload",
+                    "upload", "download"]
+chats = {"zoneName": "Chats"}
+serve_bodies = {
+    "records/query": [{"query": {"recordType": "Message"}},
+                      {"zoneID": chats, "resultsLimit": 2, "query": {"recordType": "Note", "filterBy": [
+                          {"comparator": "GREATER_THAN", "fieldName": "count", "fieldValue": {"value": 3, "type": "INT64"}}],
+                          "sortBy": [{"fieldName": "count", "ascending": False}]}, "desiredKeys": ["text"]},
+                      {"query": {"recordType": "Message", "filterBy": [{"comparator": "LIST_CONTAINS", "fieldName": "tags",
+                                                                          "fieldValue": {"value": "a"}}]},
+                       "numbersAsStrings": True, "continuationMarker": "x"}],
+    "records/lookup": [{"records": [{"recordName": "r0"}, {"recordName": "nope"}]},
+                       {"zoneID": chats, "records": [{"recordName": "r1"}], "desiredKeys": ["count"]}],
+    "records/modify": [{"operations": [{"operationType": "create", "record": {"recordName": "new", "recordType": "Message",
+                                                                               "fields": {"count": {"value": 1, "type": "INT64"}}}}]},
+                       {"zoneID": chats, "atomic": False, "operations": [
+                           {"operationType": "update", "record": {"recordName": "r1", "recordChangeTag": "stale", "fields": {}}},
+                           {"operationType": "forceUpdate", "record": {"recordName": "r4", "recordType": "Note", "fields": {
+                               "text": {"value": "x", "type": "STRING"}}}},
+                           {"operationType": "forceDelete", "record": {"recordName": "r7"}}]},
+                       {"operations": [{"operationType": "forceReplace", "record": {"recordName": "a", "recordType": "Photo",
+                           "fields": {"image": {"value": {"receipt": "r", "size": 1}, "type": "ASSETID"}}}}]}],
+    "records/changes": [{"zoneID": chats}, {"resultsLimit": 1, "desiredRecordTypes": ["Note"]}],
+    "changes/zone": [{"zones": [{"zoneID": chats}, {"zoneID": {"zoneName": "Nope"}, "resultsLimit": 1}]}],
+    "changes/database": [{}, {"syncToken": "bad"}],
+    "zones/changes": [{}, {"metaSyncToken": "bad"}],
+    "zones/list": [{}],
+    "zones/lookup": [{"zones": [{"zoneName": "Chats"}, {"zoneName": "_defaultZone"}, {"zoneName": "Nope"}]}],
+    "zones/modify": [{"operations": [{"operationType": "create", "zone": {"zoneID": {"zoneName": "Z"}}},
+                                     {"operationType": "delete", "zone": {"zoneID": {"zoneName": "Other"}}}]}],
+    "assets/upload": [{"tokens": [{"recordName": "a", "recordType": "Photo", "fieldName": "image"}]}],
+}
+serve = []
+for index, operation in enumerate(SERVE_OPERATIONS):
+    if operation == "upload":
+        serve.append(bytes([index, 0]) + bytes(range(256)))
+    elif operation == "download":
+        serve.append(bytes([index, 0x80]) + b"0123456789abcdef0123456789abcdef/f")
+    else:
+        for database, body in enumerate(serve_bodies[operation]):
+            serve.append(bytes([index, database % 3 if operation != "zones/list" else 0x80]) + dumps(body).encode())
+write("serve", serve)
+
 xml_record = '''<record recordName="m1" recordType="Message" recordChangeTag="t1" deleted="false">
     <zoneID zoneName="Chats" ownerRecordName="_o"/>
     <created timestamp="1700000000000" date="2023-11-14T22:13:20.000Z" userRecordName="_u"/>
@@ -244,6 +290,11 @@ DICTIONARIES = {
                   '"zoneName"', '"recordName"', '"deleted"', '"purged"', '"serverErrorCode"', '"fields"'],
 }
 DICTIONARIES["responses"] = DICTIONARIES["record-line"] + DICTIONARIES["changelog"] + ['"continuationMarker"']
+DICTIONARIES["serve"] = DICTIONARIES["changelog"] + ['"operations"', '"operationType"', '"create"', '"update"',
+    '"forceUpdate"', '"replace"', '"forceReplace"', '"delete"', '"forceDelete"', '"atomic"', '"query"', '"recordType"',
+    '"filterBy"', '"sortBy"', '"comparator"', '"fieldName"', '"fieldValue"', '"resultsLimit"', '"desiredKeys"',
+    '"numbersAsStrings"', '"continuationMarker"', '"recordChangeTag"', '"tokens"', '"metaSyncToken"', '"zone"',
+    '"desiredRecordTypes"', '"receipt"', '"ASSETID"', '"INT64"', '"STRING_LIST"', '"LIST_CONTAINS"', '"GREATER_THAN"']
 DICTIONARIES["store-sql"] = DICTIONARIES["predicate"] + ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', '"Kelvin"', '"\u212aelvin"']
 for name, words in DICTIONARIES.items():
     with open(os.path.join(CORPUS, name + ".dict"), "w", encoding="utf-8") as f:

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// A real responder for the tests: answers every request with its method, path, query and body
@@ -21,6 +22,24 @@ struct EchoResponder: CloudKitResponder {
         ]
         let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return CloudKitResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(body))
+    }
+}
+
+/// Forwards to a responder set once the server has bound its port, so a ``CloudKitService`` can
+/// be made with the bound address as its `baseURL` (the URLs it hands out must reach the server).
+final class LateResponder: CloudKitResponder {
+    private let responder = Mutex<(any CloudKitResponder)?>(nil)
+
+    func set(_ responder: any CloudKitResponder) {
+        self.responder.withLock { $0 = responder }
+    }
+
+    func respond(to request: CloudKitRequest) async -> CloudKitResponse {
+        guard let responder = self.responder.withLock({ $0 }) else {
+            return CloudKitResponse(status: 503, headers: [("Content-Type", "application/json")],
+                                    body: Array(#"{"serverErrorCode":"SERVICE_UNAVAILABLE","reason":"not ready"}"#.utf8))
+        }
+        return await responder.respond(to: request)
     }
 }
 
@@ -73,6 +92,23 @@ struct Harness {
         return Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
             body: Array(buffer.readableBytesView))
+    }
+
+    /// Runs `body` against a server with `configuration` (its port replaced by 0) around a real
+    /// ``CloudKitService`` over the store at `storePath`, its `baseURL` the server's bound address.
+    static func serving<T: Sendable>(
+        _ storePath: String, _ configuration: CloudKitServer.Configuration = .init(),
+        service serviceConfiguration: CloudKitService.Configuration = .init(),
+        _ body: (Harness, CloudKitService) async throws -> T
+    ) async throws -> T {
+        let late = LateResponder()
+        return try await with(configuration, responder: late) { harness in
+            var serviceConfiguration = serviceConfiguration
+            serviceConfiguration.baseURL = harness.address.url
+            let service = try CloudKitService(storePath: storePath, configuration: serviceConfiguration)
+            late.set(service)
+            return try await body(harness, service)
+        }
     }
 
     /// Runs `body` against a server with `configuration` (its port replaced by 0) around
