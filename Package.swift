@@ -162,11 +162,14 @@ let package = Package(
             ]
         ),
         // The `ferry` commands: options parsed into FerryKit's configurations, reports printed.
+        // `ferry serve` starts FerryServer around FerryCloudKit's service (under the CloudKit trait;
+        // without it the command is listed and says which build serves).
         .target(
             name: "FerryCLI",
             dependencies: [
                 "FerryKit", "FerryIO", "FerryRecords", "FerryPipeline", "FerryJSON", "FerryPredicate",
                 "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
+                "FerryCloudKit", "FerryCloudKitAuth", "FerryServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -115,3 +115,14 @@ public struct CloudKitError: Error, Sendable, Equatable, CustomStringConvertible
         return text
     }
 }
+
+extension CloudKitResponse {
+    /// The answer of a request that fails with `error`: its HTTP status, its body
+    /// (`{uuid, serverErrorCode, reason, retryAfter?}`, pretty-printed) and, with `retryAfter`, a
+    /// `Retry-After` header. The service and the HTTP layer answer every failure with it.
+    public init(error: CloudKitError) {
+        var headers = [(name: "Content-Type", value: "application/json; charset=UTF-8")]
+        if let retryAfter = error.retryAfter { headers.append((name: "Retry-After", value: String(retryAfter))) }
+        self.init(status: error.status, headers: headers, body: error.body())
+    }
+}

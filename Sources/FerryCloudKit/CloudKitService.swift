@@ -109,11 +109,7 @@ public final class CloudKitService: CloudKitResponder, @unchecked Sendable {
     }
 
     /// A failed request's answer: the status of its code and its error body.
-    static func response(for error: CloudKitError) -> CloudKitResponse {
-        var headers = [(name: "Content-Type", value: "application/json; charset=UTF-8")]
-        if let retryAfter = error.retryAfter { headers.append((name: "Retry-After", value: String(retryAfter))) }
-        return CloudKitResponse(status: error.status, headers: headers, body: error.body())
-    }
+    static func response(for error: CloudKitError) -> CloudKitResponse { CloudKitResponse(error: error) }
 
     /// A 200 answer with `out`'s JSON, pretty-printed.
     static func ok(_ out: borrowing JSONOutput) -> CloudKitResponse {

@@ -13,16 +13,24 @@ public enum StoreIndexes {
     /// - Throws: ``FerryError`` for a schema that does not parse (naming where), a file that is
     ///   not a store, and failures to write.
     public static func make(store: String, schema: String, busyTimeout: Double = 5) throws(FerryError) -> [RecordStore.FieldIndex] {
-        try FerryError.catching {
-            let text = String(decoding: try InputFile(path: schema).readAll(limit: 64 << 20), as: UTF8.self)
-            let parsed: CloudKitSchema
-            do {
-                parsed = try CloudKitSchema(parsing: text)
-            } catch let error as PredicateError {
-                throw FerryError.data("\(schema): \(error.rendered())", underlying: error)
-            }
+        let parsed = try Self.schema(at: schema)
+        return try FerryError.catching {
             let store = try RecordStore(path: store, access: .readWrite, configuration: .init(busyTimeout: busyTimeout, cacheMiB: 256))
             return try store.makeIndexes(for: parsed)
+        }
+    }
+
+    /// The CloudKit schema (`.ckdb`) in the file at `path` (`-` is standard input).
+    ///
+    /// - Throws: ``FerryError`` for an unreadable file or a schema that does not parse (naming where).
+    public static func schema(at path: String) throws(FerryError) -> CloudKitSchema {
+        try FerryError.catching {
+            let text = String(decoding: try InputFile(path: path).readAll(limit: 64 << 20), as: UTF8.self)
+            do {
+                return try CloudKitSchema(parsing: text)
+            } catch let error as PredicateError {
+                throw FerryError.data("\(path): \(error.rendered())", underlying: error)
+            }
         }
     }
 

@@ -26,11 +26,9 @@ struct HTTPAdaptor: HTTPResponder {
                 headers: request.headers.map { (name: $0.name.rawName, value: $0.value) }, body: body)
             response = await gate.respond(to: exchange)
         } catch let error as BodyTooLarge {
-            response = CloudKitErrorBody.response(
-                CloudKitErrorBody.quotaExceeded,
-                reason: "expected a request body of at most \(maxBodyBytes) bytes, found \(error.found)")
+            response = CloudKitResponse(error: CloudKitError(.quotaExceeded, "expected a request body of at most \(maxBodyBytes) bytes, found \(error.found)"))
         } catch {
-            response = CloudKitErrorBody.response(CloudKitErrorBody.badRequest, reason: "could not read the request body: \(error)")
+            response = CloudKitResponse(error: CloudKitError(.badRequest, "could not read the request body: \(error)"))
         }
         log?.write(method: request.method.rawValue, path: path, status: response.status, since: started)
         return Self.httpResponse(response)

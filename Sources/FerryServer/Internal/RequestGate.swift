@@ -20,14 +20,14 @@ struct RequestGate: CloudKitResponder {
 
     func respond(to request: CloudKitRequest) async -> CloudKitResponse {
         guard let decoded = request.path.removingPercentEncoding else {
-            return CloudKitErrorBody.response(CloudKitErrorBody.badRequest, reason: "expected a percent-encoded URL path, found a malformed escape")
+            return CloudKitResponse(error: CloudKitError(.badRequest, "expected a percent-encoded URL path, found a malformed escape"))
         }
         guard decoded.hasPrefix("/database/") else {
             return await responder.respond(to: request)  // asset URLs: their URL is the credential
         }
         let segments = decoded.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         if segments.contains(where: { $0 == "." || $0 == ".." }) {
-            return CloudKitErrorBody.response(CloudKitErrorBody.badRequest, reason: "expected a path without . or .. segments, found \(request.path.prefix(200))")
+            return CloudKitResponse(error: CloudKitError(.badRequest, "expected a path without . or .. segments, found \(request.path.prefix(200))"))
         }
         // database/1/{container}/{environment}/{database}/…
         let database = segments.count > 4 ? segments[segments.startIndex + 4] : ""
@@ -48,9 +48,7 @@ struct RequestGate: CloudKitResponder {
         do {
             if privateDatabase {
                 guard let apiToken = authentication.apiToken else {
-                    return CloudKitErrorBody.response(
-                        CloudKitErrorBody.authenticationFailed,
-                        reason: "server-to-server keys reach the public database only; this server takes no API token for private and shared")
+                    return CloudKitResponse(error: CloudKitError(.authenticationFailed, "server-to-server keys reach the public database only; this server takes no API token for private and shared"))
                 }
                 try apiToken.verify(
                     apiToken: request.queryValue(CloudKitAPIToken.apiTokenParameter),
@@ -70,9 +68,9 @@ struct RequestGate: CloudKitResponder {
         } catch {  // every throw above is a CloudKitAuthError
             switch error.code {
             case .missingWebAuthToken, .wrongWebAuthToken:
-                return CloudKitErrorBody.response(CloudKitErrorBody.authenticationRequired, reason: error.message)
+                return CloudKitResponse(error: CloudKitError(.authenticationRequired, error.message))
             default:
-                return CloudKitErrorBody.response(CloudKitErrorBody.authenticationFailed, reason: error.message)
+                return CloudKitResponse(error: CloudKitError(.authenticationFailed, error.message))
             }
         }
     }
@@ -98,13 +96,11 @@ final class FaultDraw: @unchecked Sendable {  // `generator` is touched under `l
             return Double.random(in: 0..<1)
         }
         if value < injection.throttle {
-            return CloudKitErrorBody.response(
-                CloudKitErrorBody.throttled, reason: "request throttled (injected by --inject)", retryAfter: injection.retryAfterSeconds)
+            return CloudKitResponse(error: CloudKitError(.throttled, "request throttled (injected by --inject)", retryAfter: injection.retryAfterSeconds))
         }
         if value < injection.throttle + injection.unavailable {
-            return CloudKitErrorBody.response(
-                CloudKitErrorBody.tryAgainLater, reason: "service unavailable, try again later (injected by --inject)",
-                retryAfter: injection.retryAfterSeconds)
+            return CloudKitResponse(error: CloudKitError(.tryAgainLater, "service unavailable, try again later (injected by --inject)",
+                retryAfter: injection.retryAfterSeconds))
         }
         return nil
     }
