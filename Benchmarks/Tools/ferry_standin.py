@@ -8,6 +8,8 @@ NOT a CloudKit server and not a peer: it answers CKWS-shaped JSON so that `ferry
       a SQLite file with a subset of the store's tables (zones, records, journal; same columns
       for what the serve task reads)
   ferry_standin.py index STORE ...            does nothing
+  ferry_standin.py verify STORE [--quiet]     one of ferry verify's invariants: every record's seq
+      names a journal entry of that record (exit 1 otherwise)
   ferry_standin.py serve STORE [--host 127.0.0.1] [--port N] [--container ID]
       [--environment ENV] [--quiet] [--fail-rate F] [--chunked] [--close-every N]
       HTTP/1.1 keep-alive (Python's ThreadingHTTPServer) on loopback: records/lookup (the
@@ -15,7 +17,9 @@ NOT a CloudKit server and not a peer: it answers CKWS-shaped JSON so that `ferry
       type, filters ignored), records/modify (create only: EXISTS when the name is taken; the
       record and a `created` journal entry written in one transaction). --fail-rate answers that
       fraction with 503 TRY_AGAIN_LATER, --chunked sends chunked bodies, --close-every closes the
-      connection after every Nth answer. Exits 0 on SIGTERM or SIGINT.
+      connection after every Nth answer. To check the serve task's journal check, --lose-every N
+      acknowledges every Nth create without writing it, --phantom-every N also writes a record
+      nobody sent with it. Exits 0 on SIGTERM or SIGINT.
 
   FERRY=Benchmarks/Tools/ferry_standin.py ferry-bench serve     # the task against the stand-in
 """
@@ -113,6 +117,16 @@ class Service:
             if self.db.execute("SELECT 1 FROM records WHERE zone_id = ? AND record_name = ?", (zone, name)).fetchone():
                 out.append(error(name, "EXISTS", "record to insert already exists"))
                 continue
+            self.count += 1
+            if self.options["lose_every"] and self.count % self.options["lose_every"] == 0:
+                out.append(dict(record, recordChangeTag="lost", deleted=False))
+                continue
+            if self.options["phantom_every"] and self.count % self.options["phantom_every"] == 0:
+                with self.db:
+                    seq = self.db.execute("INSERT INTO journal (zone_id, kind, record_name) VALUES (?, 'created', ?)",
+                                          (zone, "load-phantom-%d" % self.count)).lastrowid
+                    self.db.execute("INSERT INTO records (zone_id, record_name, seq, body) VALUES (?, ?, ?, '{}')",
+                                    (zone, "load-phantom-%d" % self.count, seq))
             with self.db:
                 seq = self.db.execute("INSERT INTO journal (zone_id, kind, record_name, record_type, change_tag) VALUES (?, 'created', ?, ?, ?)",
                                       (zone, name, record.get("recordType"), "t1")).lastrowid
@@ -199,17 +213,25 @@ def main(argv):
         convert(paths[0], paths[1])
     elif command == "index":
         pass
+    elif command == "verify":
+        db = sqlite3.connect("file:%s?mode=ro" % args[0], uri=True)
+        bad = db.execute("SELECT count(*) FROM records r LEFT JOIN journal j ON j.seq = r.seq AND j.zone_id = r.zone_id "
+                         "AND j.record_name = r.record_name WHERE j.seq IS NULL").fetchone()[0]
+        if bad:
+            sys.exit("%d records without their journal entry" % bad)
     elif command == "serve":
-        options = {"host": "127.0.0.1", "port": 8080, "quiet": False, "fail_rate": 0.0, "chunked": False, "close_every": 0}
+        options = {"host": "127.0.0.1", "port": 8080, "quiet": False, "fail_rate": 0.0, "chunked": False, "close_every": 0,
+                   "lose_every": 0, "phantom_every": 0}
         store, i = None, 0
         while i < len(args):
             a = args[i]
             if a == "--quiet": options["quiet"] = True
             elif a == "--chunked": options["chunked"] = True
-            elif a in ("--host", "--port", "--container", "--environment", "--fail-rate", "--close-every"):
+            elif a in ("--host", "--port", "--container", "--environment", "--fail-rate", "--close-every",
+                       "--lose-every", "--phantom-every"):
                 i += 1
                 key = a[2:].replace("-", "_")
-                options[key] = {"port": int, "fail_rate": float, "close_every": int}.get(key, str)(args[i])
+                options[key] = {"port": int, "fail_rate": float, "close_every": int, "lose_every": int, "phantom_every": int}.get(key, str)(args[i])
             elif store is None: store = a
             else: sys.exit("unexpected argument " + a)
             i += 1

@@ -55,6 +55,7 @@ struct LoadConfiguration: Sendable {
       --unsettled FILE     write the names of creates sent but not acknowledged (error or no answer)
       --timeout S          seconds to wait for an answer (default 10)
       --json               print the results as JSON instead of a table
+      --json-file FILE     also write the results as JSON to FILE
     Exit status: 0 when the run completed (errors are reported, not fatal), 2 on bad options.
     """
 
@@ -82,6 +83,7 @@ struct LoadConfiguration: Sendable {
     var unsettledFile: String?
     var timeout = 10.0
     var json = false
+    var jsonFile: String?
 
     static let maximumDuration = 300.0
     static let maximumClients = 1024
@@ -157,6 +159,7 @@ struct LoadConfiguration: Sendable {
             case "--unsettled": unsettledFile = try value(option)
             case "--timeout": timeout = try seconds(option, 120)
             case "--json": json = true
+            case "--json-file": jsonFile = try value(option)
             case "-h", "--help": throw UsageError("")
             default: throw UsageError("unknown option \(option)")
             }

@@ -87,4 +87,7 @@ if let path = configuration.acknowledgedFile, !writeLines(report.acknowledged, t
 if let path = configuration.unsettledFile, !writeLines(report.unsettled, to: path) {
     fail("cannot write --unsettled \(path)", status: 1)
 }
+if let path = configuration.jsonFile, !writeLines([report.json], to: path) {
+    fail("cannot write --json-file \(path)", status: 1)
+}
 print(configuration.json ? report.json : report.table)
