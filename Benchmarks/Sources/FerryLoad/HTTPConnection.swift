@@ -36,13 +36,17 @@ struct HTTPAnswer {
 }
 
 /// One keep-alive HTTP/1.1 connection to 127.0.0.1 over a POSIX TCP socket (`socket`, `connect`,
-/// `send`, `recv`), owned by one client thread; it reconnects when the server closed it.
+/// `send`, `recv`), owned by one client thread; it reconnects when the server closed it. Answers
+/// are read into one buffer the connection owns (`malloc`ed, grown by doubling, freed in `deinit`).
 final class HTTPConnection {
     private let port: UInt16
     private let timeout: Double
     private var descriptor: Int32 = -1
-    private var buffer: [UInt8] = []
-    /// Where the unread bytes of `buffer` start.
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity = 1 << 16
+    /// The bytes read so far end here.
+    private var end = 0
+    /// Where the unread bytes start.
     private var start = 0
     /// How many connections this one has opened (the first and every reconnect).
     private(set) var connects = 0
@@ -50,10 +54,13 @@ final class HTTPConnection {
     init(port: UInt16, timeout: Double) {
         self.port = port
         self.timeout = timeout
-        buffer.reserveCapacity(1 << 16)
+        buffer = .allocate(capacity: capacity)
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        buffer.deallocate()
+    }
 
     var isOpen: Bool { descriptor >= 0 }
 
@@ -84,8 +91,8 @@ final class HTTPConnection {
             throw .connect(name)
         }
         descriptor = fd
-        buffer.removeAll(keepingCapacity: true)
         start = 0
+        end = 0
         connects += 1
     }
 
@@ -100,8 +107,7 @@ final class HTTPConnection {
         try open()
         do {
             try send(request)
-            let answer = try readAnswer()
-            return answer
+            return try readAnswer()
         } catch {
             close()
             throw error
@@ -122,107 +128,120 @@ final class HTTPConnection {
         }
     }
 
-    /// Reads more bytes into the buffer; throws `.closed` at end of stream.
+    /// Reads more bytes into the buffer (growing it when full); throws `.closed` at end of stream.
     private func fill() throws(ExchangeError) {
-        let chunk = 1 << 16
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        if end == capacity {
+            guard capacity < 1 << 30 else { throw .malformed("an answer over 1 GiB") }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+            grown.update(from: buffer, count: end)
+            buffer.deallocate()
+            buffer = grown
+            capacity *= 2
+        }
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + old, chunk, 0) }
+            let n = recv(descriptor, buffer + end, capacity - end, 0)
             if n > 0 {
-                buffer.removeLast(chunk - n)
+                end += n
                 return
             }
-            buffer.removeLast(chunk)
             if n == 0 { throw .closed }
-            if errno == EINTR { buffer.append(contentsOf: repeatElement(0, count: chunk)); continue }
+            if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { throw .timeout }
             if errno == ECONNRESET { throw .closed }
             throw .socket(errnoName())
         }
     }
 
-    /// The index just past the first CRLF at or after `from`, reading more as needed.
-    private func line(from: Int) throws(ExchangeError) -> (end: Int, next: Int) {
-        var scanned = from
+    /// The end of the line starting at `start` (its CR) and where the next one starts, reading
+    /// more as needed.
+    private func line() throws(ExchangeError) -> (end: Int, next: Int) {
+        var i = start
         while true {
-            var i = scanned
-            while i + 1 < buffer.count {
+            while i + 1 < end {
                 if buffer[i] == 13 && buffer[i + 1] == 10 { return (i, i + 2) }
                 i += 1
             }
-            scanned = max(from, buffer.count - 1)
-            if buffer.count - start > 1 << 20 { throw .malformed("a header line over 1 MiB") }
+            if end - start > 1 << 20 { throw .malformed("a header line over 1 MiB") }
             try fill()
         }
     }
 
+    /// Whether the bytes `from..<to` start with `prefix` (ASCII, compared case-insensitively).
+    private func hasPrefix(_ prefix: StaticString, _ from: Int, _ to: Int) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard to - from >= count else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<count where buffer[from + k] | 0x20 != p[k] | 0x20 { return false }
+        return true
+    }
+
+    /// The text of `from..<to` after its leading spaces.
+    private func text(_ from: Int, _ to: Int) -> String {
+        var from = from
+        while from < to && (buffer[from] == 32 || buffer[from] == 9) { from += 1 }
+        var to = to
+        while to > from && (buffer[to - 1] == 32 || buffer[to - 1] == 9) { to -= 1 }
+        return String(decoding: UnsafeBufferPointer(start: buffer + from, count: to - from), as: UTF8.self)
+    }
+
     private func readAnswer() throws(ExchangeError) -> HTTPAnswer {
         // What is left of the last answer (nothing, unless the server sent more than it said).
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-        } else if start > 0 {
-            buffer.removeFirst(start)
-        }
+        if start < end && start > 0 { buffer.update(from: buffer + start, count: end - start) }
+        end -= start
         start = 0
-        // Status line, skipping any 1xx interim answer.
         var status = 0
         var contentLength: Int?
         var chunked = false
         var closes = false
-        repeat {
-            let statusLine = try line(from: start)
-            let text = String(decoding: buffer[start..<statusLine.end], as: UTF8.self)
-            let words = text.split(separator: " ", maxSplits: 2)
-            guard words.count >= 2, words[0].hasPrefix("HTTP/1."), let code = Int(words[1]) else {
-                throw .malformed("status line \(text.prefix(60))")
+        repeat {  // the status line and headers, skipping any 1xx interim answer
+            let statusLine = try line()
+            guard hasPrefix("HTTP/1.", start, statusLine.end), statusLine.end - start >= 12,
+                  let code = Int(text(start + 9, start + 12)) else {
+                throw .malformed("status line \(text(start, min(statusLine.end, start + 60)))")
             }
             status = code
-            if words[0] == "HTTP/1.0" { closes = true }
+            closes = hasPrefix("HTTP/1.0", start, statusLine.end)
             start = statusLine.next
             contentLength = nil
             chunked = false
             while true {
-                let header = try line(from: start)
+                let header = try line()
                 defer { start = header.next }
                 if header.end == start { break }
-                let field = String(decoding: buffer[start..<header.end], as: UTF8.self)
-                guard let colon = field.firstIndex(of: ":") else { throw .malformed("header \(field.prefix(60))") }
-                let name = field[..<colon].lowercased()
-                let value = field[field.index(after: colon)...].trimmingSpaces().lowercased()
-                switch name {
-                case "content-length":
+                if hasPrefix("content-length:", start, header.end) {
+                    let value = text(start + 15, header.end)
                     guard let n = Int(value), n >= 0 else { throw .malformed("Content-Length \(value)") }
                     contentLength = n
-                case "transfer-encoding": chunked = value.contains("chunked")
-                case "connection": if value.contains("close") { closes = true } else if value.contains("keep-alive") { closes = false }
-                default: break
+                } else if hasPrefix("transfer-encoding:", start, header.end) {
+                    chunked = text(start + 18, header.end).lowercased().contains("chunked")
+                } else if hasPrefix("connection:", start, header.end) {
+                    let value = text(start + 11, header.end).lowercased()
+                    if value.contains("close") { closes = true } else if value.contains("keep-alive") { closes = false }
                 }
             }
         } while (100..<200).contains(status)
         var body: [UInt8] = []
         if chunked {
             while true {
-                let sizeLine = try line(from: start)
-                let sizeText = String(decoding: buffer[start..<sizeLine.end], as: UTF8.self).prefix { $0 != ";" }
-                guard let size = Int(sizeText.trimmingSpaces(), radix: 16), size >= 0 else { throw .malformed("chunk size \(sizeText.prefix(20))") }
+                let sizeLine = try line()
+                let sizeText = text(start, sizeLine.end).prefix { $0 != ";" && $0 != " " }
+                guard let size = Int(sizeText, radix: 16), size >= 0 else { throw .malformed("chunk size \(sizeText.prefix(20))") }
                 start = sizeLine.next
                 if size == 0 {
-                    // Trailers, then the empty line.
-                    while true {
-                        let trailer = try line(from: start)
+                    while true {  // trailers, then the empty line
+                        let trailer = try line()
                         defer { start = trailer.next }
                         if trailer.end == start { break }
                     }
                     break
                 }
-                while buffer.count - start < size + 2 { try fill() }
-                body.append(contentsOf: buffer[start..<start + size])
+                while end - start < size + 2 { try fill() }
+                body.append(contentsOf: UnsafeBufferPointer(start: buffer + start, count: size))
                 start += size + 2
             }
         } else if let contentLength {
-            while buffer.count - start < contentLength { try fill() }
-            body.append(contentsOf: buffer[start..<start + contentLength])
+            while end - start < contentLength { try fill() }
+            body = Array(UnsafeBufferPointer(start: buffer + start, count: contentLength))
             start += contentLength
         } else if status != 204 && status != 304 {
             // No length: the body runs to the end of the stream.
@@ -230,8 +249,8 @@ final class HTTPConnection {
             while true {
                 do { try fill() } catch .closed { break }
             }
-            body.append(contentsOf: buffer[start...])
-            start = buffer.count
+            body = Array(UnsafeBufferPointer(start: buffer + start, count: end - start))
+            start = end
         }
         if closes { close() }
         return HTTPAnswer(status: status, body: body)
