@@ -188,6 +188,7 @@ def serve(store, options):
                 sys.stderr.write("%s %s\n" % (self.command, fmt % args))
 
     ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.request_queue_size = 1024  # 64 clients connect at once: a backlog of 5 drops some
     server = ThreadingHTTPServer((options["host"], options["port"]), Handler)
 
     def stop(signum, frame):

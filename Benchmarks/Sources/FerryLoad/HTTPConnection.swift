@@ -50,6 +50,8 @@ final class HTTPConnection {
     private var start = 0
     /// How many connections this one has opened (the first and every reconnect).
     private(set) var connects = 0
+    /// The exchange in progress gives up (`.timeout`) when a read is due after this monotonic time.
+    private var giveUpAt = Double.infinity
 
     init(port: UInt16, timeout: Double) {
         self.port = port
@@ -101,9 +103,12 @@ final class HTTPConnection {
         descriptor = -1
     }
 
-    /// Sends `request` (a whole HTTP/1.1 request) and reads the whole answer. On any error the
-    /// connection is closed, so the next exchange reconnects.
-    func exchange(_ request: [UInt8]) throws(ExchangeError) -> HTTPAnswer {
+    /// Sends `request` (a whole HTTP/1.1 request) and reads the whole answer. Each `recv` waits
+    /// for the timeout at most, and no `recv` starts after `giveUpAt`: a server that trickles its
+    /// answer cannot hold the run past it. On any error the connection is closed, so the next
+    /// exchange reconnects.
+    func exchange(_ request: [UInt8], giveUpAt: Double) throws(ExchangeError) -> HTTPAnswer {
+        self.giveUpAt = giveUpAt
         try open()
         do {
             try send(request)
@@ -138,6 +143,7 @@ final class HTTPConnection {
             buffer = grown
             capacity *= 2
         }
+        if now() > giveUpAt { throw .timeout }
         while true {
             let n = recv(descriptor, buffer + end, capacity - end, 0)
             if n > 0 {

@@ -87,7 +87,7 @@ final class LoadClient: @unchecked Sendable {
         let began = now()
         let answer: HTTPAnswer
         do {
-            answer = try connection.exchange(request)
+            answer = try connection.exchange(request, giveUpAt: deadline + builder.configuration.timeout)
         } catch {
             tallies[kind.rawValue].unanswered += 1
             count(error.label)

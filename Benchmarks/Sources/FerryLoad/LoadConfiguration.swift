@@ -53,7 +53,8 @@ struct LoadConfiguration: Sendable {
       --run TAG            created names are load-TAG-CLIENT-N (default load-CLIENT-N)
       --acknowledged FILE  write the names of acknowledged creates (200, no per-record error), one a line
       --unsettled FILE     write the names of creates sent but not acknowledged (error or no answer)
-      --timeout S          seconds to wait for an answer (default 10)
+      --timeout S          seconds to wait for a read; the run ends at most about this long after
+                           --duration (default 10)
       --json               print the results as JSON instead of a table
       --json-file FILE     also write the results as JSON to FILE
     Exit status: 0 when the run completed (errors are reported, not fatal), 2 on bad options.
