@@ -53,6 +53,8 @@ struct LoadConfiguration: Sendable {
       --run TAG            created names are load-TAG-CLIENT-N (default load-CLIENT-N)
       --acknowledged FILE  write the names of acknowledged creates (200, no per-record error), one a line
       --unsettled FILE     write the names of creates sent but not acknowledged (error or no answer)
+      --api-token T        send ckAPIToken=T (and --web-auth-token T: ckWebAuthToken=T) with every request,
+                           for a server started with --api-token (never printed)
       --timeout S          seconds to wait for a read; the run ends at most about this long after
                            --duration (default 10)
       --json               print the results as JSON instead of a table
@@ -84,14 +86,20 @@ struct LoadConfiguration: Sendable {
     var unsettledFile: String?
     var timeout = 10.0
     var json = false
+    var apiToken: String?
+    var webAuthToken: String?
     var jsonFile: String?
 
     static let maximumDuration = 300.0
     static let maximumClients = 1024
 
-    /// The request path of `kind`.
+    /// The request path of `kind`, with the tokens as query parameters when given.
     func path(_ kind: RequestKind) -> String {
-        "\(pathPrefix)/database/1/\(container)/\(environment)/\(database)/\(kind.operation)"
+        let tokens = [("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)].compactMap { name, value in
+            value.map { "\(name)=\(percentEncoded($0))" }
+        }
+        return "\(pathPrefix)/database/1/\(container)/\(environment)/\(database)/\(kind.operation)"
+            + (tokens.isEmpty ? "" : "?" + tokens.joined(separator: "&"))
     }
 
     /// The name of the `n`th create of `client`.
@@ -160,6 +168,8 @@ struct LoadConfiguration: Sendable {
             case "--unsettled": unsettledFile = try value(option)
             case "--timeout": timeout = try seconds(option, 120)
             case "--json": json = true
+            case "--api-token": apiToken = try value(option)
+            case "--web-auth-token": webAuthToken = try value(option)
             case "--json-file": jsonFile = try value(option)
             case "-h", "--help": throw UsageError("")
             default: throw UsageError("unknown option \(option)")
@@ -213,6 +223,22 @@ struct LoadConfiguration: Sendable {
         guard !mix.isEmpty else { throw UsageError("--mix names no kind with a weight above 0: \(text)") }
         return mix
     }
+}
+
+/// `text` with every byte but unreserved ones (RFC 3986) percent-encoded.
+func percentEncoded(_ text: String) -> String {
+    var out = ""
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            out.unicodeScalars.append(Unicode.Scalar(byte))
+        default:
+            let hex = String(byte, radix: 16, uppercase: true)
+            out += "%" + (hex.count == 1 ? "0" : "") + hex
+        }
+    }
+    return out
 }
 
 /// A bad command line: the message says what was expected and what was found.

@@ -6,6 +6,8 @@ struct RequestBuilder: Sendable {
     /// The record names lookups draw from.
     let names: [String]
     private let zoneID: String
+    /// Each kind's request line and headers up to the Content-Length value.
+    private let heads: [String]
 
     init(configuration: LoadConfiguration, names: [String]) {
         self.configuration = configuration
@@ -13,6 +15,10 @@ struct RequestBuilder: Sendable {
         var zone = #"{"zoneName":"# + jsonString(configuration.zone)
         if let owner = configuration.owner { zone += #","ownerRecordName":"# + jsonString(owner) }
         zoneID = zone + "}"
+        heads = RequestKind.allCases.map { kind in
+            "POST \(configuration.path(kind)) HTTP/1.1\r\nHost: 127.0.0.1:\(configuration.port)\r\n"
+                + "Content-Type: application/json\r\nAccept: application/json\r\nContent-Length: "
+        }
     }
 
     /// A records/lookup of `configuration.lookupBatch` names drawn at random.
@@ -47,9 +53,13 @@ struct RequestBuilder: Sendable {
     }
 
     private func request(_ kind: RequestKind, _ body: String) -> [UInt8] {
-        let head = "POST \(configuration.path(kind)) HTTP/1.1\r\nHost: 127.0.0.1:\(configuration.port)\r\n"
-            + "Content-Type: application/json\r\nAccept: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
-        return Array(head.utf8) + Array(body.utf8)
+        var request: [UInt8] = []
+        request.reserveCapacity(heads[kind.rawValue].utf8.count + body.utf8.count + 8)
+        request += heads[kind.rawValue].utf8
+        request += String(body.utf8.count).utf8
+        request += "\r\n\r\n".utf8
+        request += body.utf8
+        return request
     }
 }
 
