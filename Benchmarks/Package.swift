@@ -55,6 +55,9 @@ let package = Package(
             ],
             path: "Sources/FerryHistories"
         ),
+        // A load generator for `ferry serve`: concurrent keep-alive clients sending CKWS lookups,
+        // queries and creates over loopback (POSIX sockets and threads only), for the `serve` task.
+        .executableTarget(name: "ferry-load", path: "Sources/FerryLoad"),
         // The least CPU time inflating a folder of `.json.gz` responses costs (libdeflate, one
         // thread, nothing decoded): the floor under any gzipped folder's time.
         .executableTarget(

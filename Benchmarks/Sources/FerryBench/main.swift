@@ -11,7 +11,9 @@
 // RESPONSES_GZ (saved records/query folders, default DATA/query-responses and RESPONSES + -gz),
 // JQ=1 (also time jq on them), CHANGES_RESPONSES and CHANGES_RESPONSES_GZ (saved changes/zone
 // folders, default DATA/changes-responses and CHANGES_RESPONSES + -gz) with CHANGES (the same
-// history as one flat event log for duckdb, default DATA/changes.ndjson).
+// history as one flat event log for duckdb, default DATA/changes.ndjson); for `serve` (ferry serve
+// under load, with ferry-load): SERVE_CLIENTS, SERVE_SECONDS, SERVE_PHASE_SECONDS, SERVE_WARMUP,
+// SERVE_MIX, SERVE_ZONE, SERVE_CONTAINER, SERVE_RECORDS (see Tasks/Serve.swift).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -36,6 +38,7 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("store-replay", storeReplayTask),
     ("store-query", storeQueryTask),
     ("store-pages", storePagesTask),
+    ("serve", serveTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())
