@@ -183,7 +183,7 @@ let package = Package(
 
         // Shared by the tests: seeded generators, fixtures, chunked feeding. Not a product;
         // Benchmarks/Sources/FerryHistories links the three generator files in by symlink.
-        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords", "FerryPipeline"], path: "Tests/FerryTestSupport"),
+        .target(name: "FerryTestSupport", dependencies: ["FerryIO", "FerryRecords", "FerryPipeline", "FerryStore"], path: "Tests/FerryTestSupport"),
 
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "FerryTestSupport"]),
         .testTarget(name: "FerryRecordsTests", dependencies: ["FerryRecords", "FerryTestSupport"]),

@@ -34,7 +34,7 @@ struct Serve: ParsableCommand {
 
         Examples:
           ferry convert Samples/chat.ndjson chat.sqlite && ferry serve chat.sqlite
-          ferry serve chat.sqlite --port 8081 --container iCloud.com.example.chat --quiet
+          ferry serve chat.sqlite --port 8081 --container iCloud.com.example --quiet
           ferry serve chat.sqlite --key-id 1a2b3c --public-key eckey.pub.pem
           ferry serve chat.sqlite --inject throttle=0.05,unavailable=0.01
         """

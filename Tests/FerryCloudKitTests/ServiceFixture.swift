@@ -12,31 +12,11 @@ struct ServiceFixture {
     let path: String
     let service: CloudKitService
 
-    /// Messages m01…m30 in the custom zone `Chats` of the private database (count = i, tags, a
-    /// sentAt timestamp), and n01…n05 in its default zone.
-    static func makeStore() throws -> String {
-        let path = TestScratch.directory() + "/chat.sqlite"
-        let writer = try StoreWriter(path: path)
-        for i in 1...30 {
-            try writer.write(try RecordJSON.decodeRecord(message(i, zone: "Chats")))
-        }
-        for i in 1...5 {
-            try writer.write(try RecordJSON.decodeRecord(message(i, zone: nil, prefix: "n")))
-        }
-        try writer.finish()
-        return path
-    }
+    /// Messages m01…m30 in the custom zone `Chats` of the private database and n01…n05 in its
+    /// default zone (``ChatStoreFixture``).
+    static func makeStore() throws -> String { try ChatStoreFixture.makeStore(messages: 30, inDefaultZone: 5) }
 
-    static func message(_ i: Int, zone: String?, prefix: String = "m") -> String {
-        let name = prefix + (i < 10 ? "0" : "") + String(i)
-        let zoneJSON = zone.map { #","zoneID":{"zoneName":"\#($0)","ownerRecordName":"_owner","zoneType":"REGULAR_CUSTOM_ZONE"}"# } ?? ""
-        let tags = i % 3 == 0 ? #"["red","blue"]"# : #"["green"]"#
-        return #"{"recordName":"\#(name)","recordType":"Message"\#(zoneJSON),"fields":{"text":{"value":"hello \#(i)","type":"STRING"},"#
-            + #""count":{"value":\#(i),"type":"INT64"},"big":{"value":9007199254740993,"type":"INT64"},"#
-            + #""sentAt":{"value":\#(1_700_000_000_000 + Int64(i) * 1000),"type":"TIMESTAMP"},"tags":{"value":\#(tags),"type":"STRING_LIST"}},"#
-            + #""pluginFields":{},"recordChangeTag":"t\#(i)","created":{"timestamp":1700000000000,"userRecordName":"_owner"},"#
-            + #""modified":{"timestamp":\#(1_700_000_000_000 + Int64(i)),"userRecordName":"_owner"},"deleted":false,"futureKey":{"kept":true}}"#
-    }
+    static func message(_ i: Int, zone: String?, prefix: String = "m") -> String { ChatStoreFixture.message(i, zone: zone, prefix: prefix) }
 
     init(readOnly: Bool = false, schema: String? = nil) throws {
         path = try Self.makeStore()

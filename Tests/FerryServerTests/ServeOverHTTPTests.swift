@@ -21,28 +21,8 @@ import Testing
     static let chats = #""zoneID":{"zoneName":"Chats"}"#
 
     /// A store of messages m01…m20 in the custom zone `Chats` of the private database and
-    /// n01…n03 in its default zone, in a fresh temporary folder.
-    static func makeStore() throws -> String {
-        let path = TestScratch.directory() + "/serve.sqlite"
-        let writer = try StoreWriter(path: path)
-        for i in 1...20 {
-            try writer.write(try RecordJSON.decodeRecord(message(i, zone: "Chats")))
-        }
-        for i in 1...3 {
-            try writer.write(try RecordJSON.decodeRecord(message(i, zone: nil, prefix: "n")))
-        }
-        try writer.finish()
-        return path
-    }
-
-    static func message(_ i: Int, zone: String?, prefix: String = "m") -> String {
-        let name = prefix + (i < 10 ? "0" : "") + String(i)
-        let zoneJSON = zone.map { #","zoneID":{"zoneName":"\#($0)","ownerRecordName":"_owner","zoneType":"REGULAR_CUSTOM_ZONE"}"# } ?? ""
-        return #"{"recordName":"\#(name)","recordType":"Message"\#(zoneJSON),"fields":{"text":{"value":"hello \#(i)","type":"STRING"},"#
-            + #""count":{"value":\#(i),"type":"INT64"},"big":{"value":9007199254740993,"type":"INT64"}},"#
-            + #""pluginFields":{},"recordChangeTag":"t\#(i)","created":{"timestamp":1700000000000,"userRecordName":"_owner"},"#
-            + #""modified":{"timestamp":\#(1_700_000_000_000 + Int64(i)),"userRecordName":"_owner"},"deleted":false}"#
-    }
+    /// n01…n03 in its default zone, in a fresh temporary folder (``ChatStoreFixture``).
+    static func makeStore() throws -> String { try ChatStoreFixture.makeStore(messages: 20, inDefaultZone: 3, name: "serve.sqlite") }
 
     static func create(_ name: String, count: Int = 1) -> String {
         #"{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Message","fields":{"count":{"value":\#(count),"type":"INT64"}}}}"#
