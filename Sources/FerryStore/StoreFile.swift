@@ -52,6 +52,9 @@ public enum StoreFile {
         guard path != "-" else { return .standardInput }
         if FileSystem.isDirectory(path) { return .folder }
         guard FileSystem.exists(path) else { return .missing }
+        // Opened by SQLite here already, it is a store (a connection checked it), and opening
+        // and closing it again would release that connection's locks (``OpenStoreFiles``).
+        if OpenStoreFiles.isOpen(path) { return .store }
         // A pipe or device is never a store, and is not read here: a named pipe would block the
         // open or the read, and the bytes read would be lost to the reader that opens it next.
         guard FileSystem.isRegularFile(path), let input = try? InputFile(path: path) else { return .notSQLite }

@@ -183,6 +183,28 @@ struct StoreCommandTests {
         #expect(Ferry.execute(["convert", samples + "/shopping.ndjson", store, "--mode", "upsert", "--busy-timeout", "0.3", "--quiet"]) == 0)
     }
 
+    /// A process that opens a store a second time (as `ferry serve` opens a reader per request)
+    /// must keep the locks its first connection holds: were they dropped, another process
+    /// reading the store would take itself for the last one, checkpoint and delete the WAL, and
+    /// the first connection's later writes would go to a deleted file.
+    @Test("A store opened again in one process keeps its WAL while another process reads it")
+    func secondConnectionKeepsLocks() throws {
+        let directory = scratchDirectory()
+        let store = directory + "/s.sqlite"
+        #expect(Ferry.execute(["convert", samples + "/chat.ndjson", store, "--quiet"]) == 0)
+        let writer = try RecordStore(path: store, access: .readWrite)
+        _ = try writer.apply([.recordSaved(Record(recordName: "first", recordType: "T"))], database: "private")
+        let reader = try RecordStore(path: store)
+        #expect(try reader.recordCount() == 6)
+        let (code, _, _) = try runBinary(["inspect", store, "--quiet"])
+        #expect(code == 0)
+        #expect(FileManager.default.fileExists(atPath: store + "-wal"), "another process deleted the WAL of a store open here")
+        _ = try writer.apply([.recordSaved(Record(recordName: "second", recordType: "T"))], database: "private")
+        let (_, output, _) = try runBinary(["fetch", store, "first", "second", "--zone", "_defaultZone"])
+        #expect(output.split(separator: "\n").count == 2, "\(output)")
+        withExtendedLifetime(reader) {}
+    }
+
     @Test("fetch prints the records asked for and reports the missing ones")
     func fetch() throws {
         let directory = scratchDirectory()

@@ -1,4 +1,5 @@
 import CSQLite
+import FerryIO
 import FerryInternals
 
 // The only file of FerryStore that calls SQLite's C API. Each `sqlite3*` is owned by one
@@ -89,7 +90,11 @@ final class SQLiteConnection {
         }
         handle = db
         self.path = path
+        fileKey = OpenStoreFiles.opened(path)
     }
+
+    /// The file's identity while this connection holds it open (``OpenStoreFiles``).
+    private let fileKey: FileSystem.FileKey?
 
     /// `path` for a `file:` URI: bytes other than letters, digits and `/-._~` percent-encoded.
     static func uriPath(_ path: String) -> String {
@@ -108,6 +113,7 @@ final class SQLiteConnection {
 
     deinit {
         sqlite3_close_v2(handle)
+        if let fileKey { OpenStoreFiles.closed(fileKey) }
     }
 
     /// The ``StoreError/Code-swift.enum`` a SQLite code means.
