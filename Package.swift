@@ -21,7 +21,8 @@
 // a Swift developer copies, built and run by the tests.
 // FerryStore is the SQLite record store (the system libsqlite3 through CSQLite).
 // Under the `CloudKit` trait: FerryServer (HTTP around any CloudKitResponder) → FerryCloudKit,
-// FerryCloudKitAuth (request signing; swift-crypto).
+// FerryCloudKitAuth (request signing; swift-crypto); FerryCloudKitClient (pull and push over
+// async-http-client) → FerryKit, FerryCloudKit, FerryCloudKitAuth.
 //
 // Strictness (warnings as errors) lives in CI (.ci/run), not in this manifest.
 import PackageDescription
@@ -43,6 +44,7 @@ let package = Package(
         .library(name: "FerryCloudKit", targets: ["FerryCloudKit"]),
         .library(name: "FerryCloudKitAuth", targets: ["FerryCloudKitAuth"]),
         .library(name: "FerryServer", targets: ["FerryServer"]),
+        .library(name: "FerryCloudKitClient", targets: ["FerryCloudKitClient"]),
         .library(name: "FerryCLI", targets: ["FerryCLI"]),
         .executable(name: "ferry", targets: ["ferry"]),
     ],
@@ -161,6 +163,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CloudKit"])),
             ]
         ),
+        // A CKWS client (async-http-client, one shared HTTPClient) speaking the wire model the
+        // server reads, signed or with tokens, retried as CloudKit asks; pulls into and pushes
+        // from any output and input FerryKit knows. Under the CloudKit trait.
+        .target(
+            name: "FerryCloudKitClient",
+            dependencies: [
+                "FerryCloudKit", "FerryCloudKitAuth", "FerryKit", "FerryStore", "FerryChangeLog", "FerryPredicate", "FerryRecords",
+                "FerryPipeline", "FerryIO", "FerryInternals",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CloudKit"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CloudKit"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CloudKit"])),
+            ]
+        ),
         // The `ferry` commands: options parsed into FerryKit's configurations, reports printed.
         // `ferry serve` starts FerryServer around FerryCloudKit's service (under the CloudKit trait;
         // without it the command is listed and says which build serves).
@@ -169,7 +184,7 @@ let package = Package(
             dependencies: [
                 "FerryKit", "FerryIO", "FerryRecords", "FerryPipeline", "FerryJSON", "FerryPredicate",
                 "FerryArchive", "FerryChangeLog", "FerryStore", "FerryInternals",
-                "FerryCloudKit", "FerryCloudKitAuth", "FerryServer",
+                "FerryCloudKit", "FerryCloudKitAuth", "FerryServer", "FerryCloudKitClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -224,8 +239,8 @@ let package = Package(
         .testTarget(
             name: "FerryServerTests",
             dependencies: [
-                "FerryServer", "FerryCloudKit", "FerryCloudKitAuth", "FerryStore", "FerryRecords", "FerryPredicate", "FerryChangeLog",
-                "FerryKit", "FerryTestSupport",
+                "FerryServer", "FerryCloudKit", "FerryCloudKitAuth", "FerryCloudKitClient", "FerryStore", "FerryRecords", "FerryPredicate",
+                "FerryChangeLog", "FerryKit", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CloudKit"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CloudKit"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CloudKit"])),

@@ -30,7 +30,7 @@ public struct Ferry: ParsableCommand {
         """,
         version: FerryVersion.current,
         subcommands: [Convert.self, Inspect.self, Verify.self, Extract.self, Validate.self, PredicateCommand.self,
-                      Replay.self, Diff.self, Query.self, Fetch.self, Index.self, Serve.self]
+                      Replay.self, Diff.self, Query.self, Fetch.self, Index.self, Serve.self, Pull.self, Push.self]
     )
 
     /// The root command (argument-parser makes it while parsing).

@@ -291,6 +291,15 @@ public final class RecordStore {
         StoreToken(storeID: storeID, sequence: try connection.integer("SELECT max(seq) FROM journal") ?? 0)
     }
 
+    /// The upstream change token of `database` (`public`, `private` or `shared`): CloudKit's
+    /// `changes/database` `syncToken` of the last database-wide checkpoint applied, or `nil`.
+    public func databaseSyncToken(_ database: String) throws -> String? {
+        let statement = try connection.prepare("SELECT sync_token FROM databases WHERE name = ?")
+        try statement.bind(database, at: 1)
+        guard try statement.step() else { return nil }
+        return statement.text(at: 0)
+    }
+
     /// Journal entries in the store.
     public func journalCount() throws -> Int {
         Int(try connection.integer("SELECT count(*) FROM journal") ?? 0)
