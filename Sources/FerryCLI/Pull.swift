@@ -20,7 +20,8 @@ struct Pull: ParsableCommand {
         stopped. --type (the way for the public database) runs records/query, every page; a \
         --where predicate CloudKit cannot take as one query (OR, lists over 100 values) is split \
         into queries it takes, merged by record name. --names reads record names (one per line) and \
-        fetches them with records/lookup. --tokens-only keeps only the change tokens.
+        fetches them with records/lookup. --tokens-only keeps only the change tokens. --assets DIR \
+        downloads the assets' bytes, one file per checksum, checked against size and checksum.
 
         Credentials come from the flags, a --credentials file or the CLOUDKIT_* environment \
         variables, and are never printed. Requests answered THROTTLED or TRY_AGAIN_LATER are \
@@ -72,6 +73,9 @@ struct Pull: ParsableCommand {
     @Flag(name: .customLong("zone-wide"), help: "With --type: query every zone.")
     var zoneWide = false
 
+    @Option(help: ArgumentHelp("Download the assets' bytes into this folder, one file per checksum (checked).", valueName: "DIR"))
+    var assets: String?
+
     @Option(help: ArgumentHelp("The output's format when its name does not say.", valueName: "FORMAT"))
     var to: RecordFormat?
 
@@ -116,7 +120,7 @@ struct Pull: ParsableCommand {
         } else {
             mode = tokensOnly ? .tokensOnly : .changes
         }
-        let pull = CloudKitPull(configuration: .init(client: client, mode: mode, output: output, format: to))
+        let pull = CloudKitPull(configuration: .init(client: client, mode: mode, output: output, format: to, assets: assets))
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         let clock = Stopwatch()
         pull.onProgress = { summary in progress.update(records: summary.records, bytes: summary.client.bytesReceived, clock: clock) }

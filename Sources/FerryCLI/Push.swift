@@ -17,7 +17,8 @@ struct Push: ParsableCommand {
         Sends records/modify in batches of at most 200 operations and --batch-bytes, zones \
         created first when missing, each record after its parent and the records it references \
         (when those are pushed too). A batch CloudKit refuses as too large is split in half; \
-        records answered THROTTLED or TRY_AGAIN_LATER are sent again after retryAfter. A record \
+        records answered THROTTLED or TRY_AGAIN_LATER are sent again after retryAfter. Asset \
+        bytes in --assets DIR (as pull --assets writes them) are uploaded first. A record \
         CloudKit refuses goes to --rejects with its serverErrorCode; CONFLICT and EXISTS follow \
         --on-conflict. The default operation, forceReplace, makes a push repeatable: a rerun \
         after an interruption gives the same result. The input's records are held in memory (to \
@@ -60,6 +61,9 @@ struct Push: ParsableCommand {
     @Option(help: ArgumentHelp("Where refused records go, one JSON line each with its serverErrorCode.", valueName: "FILE"))
     var rejects: String?
 
+    @Option(help: ArgumentHelp("Upload asset bytes from this folder (what pull --assets writes) before their records.", valueName: "DIR"))
+    var assets: String?
+
     @Option(name: .customLong("batch-bytes"), help: ArgumentHelp("The most bytes of records in one request.", valueName: "BYTES"))
     var batchBytes = 1 << 20
 
@@ -90,7 +94,7 @@ struct Push: ParsableCommand {
         let push = CloudKitPush(configuration: .init(
             client: client, inputs: inputs, operation: CloudKitModifyRequest.OperationType(rawValue: mode) ?? .forceReplace,
             isAtomic: atomic, isDryRun: dryRun, onConflict: CloudKitPush.ConflictPolicy(rawValue: onConflict) ?? .fail, rejects: rejects,
-            batchBytes: batchBytes))
+            batchBytes: batchBytes, assets: assets))
         let progress = Progress(enabled: !quiet && StandardError.isTerminal)
         let clock = Stopwatch()
         push.onProgress = { summary in progress.update(records: summary.saved, bytes: summary.client.bytesSent, clock: clock) }

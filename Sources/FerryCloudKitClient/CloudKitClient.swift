@@ -156,17 +156,26 @@ public final class CloudKitClient: Sendable {
     ///   answer came, `invalidResponse` for an answer over the size limit.
     public func send(_ operation: String, method: HTTPMethod, body: [UInt8]?) async throws(CloudKitClientError) -> [UInt8] {
         let path = path(operation)
+        return try await exchange(url: configuration.endpoint + path + queryString(), signedPath: path, method: method, body: body,
+                                  label: operation)
+    }
+
+    /// Sends one request to `url`, retried as the policy says, and returns the body of its
+    /// successful answer: signed over `signedPath` when the credentials hold a key and the
+    /// database is public; `label` names it in errors.
+    func exchange(url: String, signedPath: String?, method: HTTPMethod, body: [UInt8]?, contentType: String = "application/json; charset=UTF-8",
+                  label: String) async throws(CloudKitClientError) -> [UInt8] {
         var attempt = 0
         while true {
             attempt += 1
-            let outcome = await sendOnce(path: path, method: method, body: body)
+            let outcome = await sendOnce(url: url, signedPath: signedPath, method: method, body: body, contentType: contentType)
             let retryAfter: Double?
             let failure: CloudKitClientError
             switch outcome {
             case .success(let answer):
                 if (200..<300).contains(answer.status) { return answer.body }
                 let error = Self.serverError(status: answer.status, body: answer.body)
-                let message = "\(operation): CloudKit answered \(answer.status) \(error.code.rawValue): \(error.reason)"
+                let message = "\(label): CloudKit answered \(answer.status) \(error.code.rawValue): \(error.reason)"
                 failure = CloudKitClientError(.server, message, server: error, status: answer.status)
                 guard CloudKitRetryPolicy.isRetryable(status: answer.status, error: error) else { throw failure }
                 retryAfter = error.retryAfter.map(Double.init) ?? answer.retryAfterHeader
@@ -191,7 +200,7 @@ public final class CloudKitClient: Sendable {
             do {
                 try await sleep(wait)
             } catch {
-                throw CloudKitClientError(.transport, "\(operation): cancelled while waiting to retry")
+                throw CloudKitClientError(.transport, "\(label): cancelled while waiting to retry")
             }
         }
     }
@@ -202,22 +211,24 @@ public final class CloudKitClient: Sendable {
         var retryAfterHeader: Double?
     }
 
-    private func sendOnce(path: String, method: HTTPMethod, body: [UInt8]?) async -> Result<Answer, CloudKitClientError> {
-        var request = HTTPClientRequest(url: configuration.endpoint + path + queryString())
+    private func sendOnce(url: String, signedPath: String?, method: HTTPMethod, body: [UInt8]?,
+                          contentType: String) async -> Result<Answer, CloudKitClientError> {
+        var request = HTTPClientRequest(url: url)
         request.method = method
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
+            request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(body)
         }
-        if let signer = configuration.credentials.signer, configuration.database == "public" {
+        if let signedPath, let signer = configuration.credentials.signer, configuration.database == "public" {
             do {
-                for (name, value) in try signer.headers(path: path, body: body ?? []) {
+                for (name, value) in try signer.headers(path: signedPath, body: body ?? []) {
                     request.headers.add(name: name, value: value)
                 }
             } catch {
-                return .failure(CloudKitClientError(.usage, "signing \(path): \(error.message)"))
+                return .failure(CloudKitClientError(.usage, "signing \(signedPath): \(error.message)"))
             }
         }
+        let shown = signedPath ?? "an asset URL"
         counters.withLock {
             $0.requests += 1
             $0.bytesSent += body?.count ?? 0
@@ -228,14 +239,14 @@ public final class CloudKitClient: Sendable {
             do {
                 buffer = try await response.body.collect(upTo: configuration.maximumResponseBytes)
             } catch is NIOTooManyBytesError {
-                return .failure(CloudKitClientError(.invalidResponse, "\(path): the answer is larger than \(configuration.maximumResponseBytes) bytes"))
+                return .failure(CloudKitClientError(.invalidResponse, "\(shown): the answer is larger than \(configuration.maximumResponseBytes) bytes"))
             }
             let bytes = Array(buffer.readableBytesView)
             counters.withLock { $0.bytesReceived += bytes.count }
             return .success(Answer(status: Int(response.status.code), body: bytes,
                                    retryAfterHeader: response.headers.first(name: "Retry-After").flatMap(Double.init)))
         } catch {
-            return .failure(CloudKitClientError(.transport, "\(path): no answer from \(configuration.endpoint): \(error)"))
+            return .failure(CloudKitClientError(.transport, "\(shown): no answer from \(configuration.endpoint): \(error)"))
         }
     }
 

@@ -78,14 +78,18 @@ public final class CloudKitPull {
         public var format: RecordFormat?
         /// Records per page asked of CloudKit (at most 200).
         public var pageSize: Int
+        /// A folder the assets' bytes are downloaded to, one file per checksum
+        /// (``CloudKitClient/assetFileName(checksum:)``); `nil`: none are.
+        public var assets: String?
 
         public init(client: CloudKitClient.Configuration, mode: Mode = .changes, output: String, format: RecordFormat? = nil,
-                    pageSize: Int = 200) {
+                    pageSize: Int = 200, assets: String? = nil) {
             self.client = client
             self.mode = mode
             self.output = output
             self.format = format
             self.pageSize = pageSize
+            self.assets = assets
         }
     }
 
@@ -101,6 +105,10 @@ public final class CloudKitPull {
         public var zones = 0
         /// Queries sent (a split predicate sends several).
         public var queries = 0
+        /// Assets downloaded (``Configuration/assets``), and those already there.
+        public var assetsDownloaded = 0, assetsPresent = 0
+        /// Bytes of the assets downloaded.
+        public var assetBytes = 0
         /// The client's requests, retries and waits.
         public var client = CloudKitClient.Statistics()
         /// Seconds the pull took.
@@ -112,6 +120,7 @@ public final class CloudKitPull {
             if deleted > 0 { text += ", \(deleted) deletion\(deleted == 1 ? "" : "s")" }
             text += " in \(pages) page\(pages == 1 ? "" : "s")"
             if zones > 0 { text += " from \(zones) zone\(zones == 1 ? "" : "s")" }
+            if assetsDownloaded + assetsPresent > 0 { text += ", \(assetsDownloaded) asset\(assetsDownloaded == 1 ? "" : "s") downloaded (\(assetsPresent) already there)" }
             text += "; \(client.requests) request\(client.requests == 1 ? "" : "s")"
             if client.retries > 0 {
                 text += ", \(client.retries) retr\(client.retries == 1 ? "y" : "ies") (\(client.throttled) throttled, "
@@ -128,6 +137,9 @@ public final class CloudKitPull {
             out.append(",\"pages\":"); out.appendInteger(Int64(pages))
             out.append(",\"zones\":"); out.appendInteger(Int64(zones))
             out.append(",\"queries\":"); out.appendInteger(Int64(queries))
+            out.append(",\"assetsDownloaded\":"); out.appendInteger(Int64(assetsDownloaded))
+            out.append(",\"assetsPresent\":"); out.appendInteger(Int64(assetsPresent))
+            out.append(",\"assetBytes\":"); out.appendInteger(Int64(assetBytes))
             CloudKitPull.appendClientStatistics(client, into: &out)
             out.append(",\"seconds\":"); out.appendDouble((seconds * 1000).rounded() / 1000)
             out.append("}")
@@ -174,19 +186,19 @@ public final class CloudKitPull {
         }
         switch configuration.mode {
         case .changes, .tokensOnly:
-            if try outputFormat == .store {
-                try await pullChanges(into: configuration.output)
-            } else {
-                let working = configuration.output + ".pull.sqlite"
-                try await pullChanges(into: working)
-                try convert(working, to: configuration.output)
-                for path in [working, working + "-wal", working + "-shm"] { try? FileManager.default.removeItem(atPath: path) }
+            let store = try outputFormat == .store ? configuration.output : configuration.output + ".pull.sqlite"
+            try await pullChanges(into: store)
+            if configuration.assets != nil { try noteAssets(inStore: store) }
+            if store != configuration.output {
+                try convert(store, to: configuration.output)
+                for path in [store, store + "-wal", store + "-shm"] { try? FileManager.default.removeItem(atPath: path) }
             }
         case .query(let query):
             try await pullQuery(query)
         case .names(let names, let zoneID):
             try await pullNames(names, zoneID: zoneID)
         }
+        try await downloadAssets()
         summary.client = client.statistics
         summary.seconds = clock.seconds
         return summary
@@ -328,6 +340,7 @@ public final class CloudKitPull {
     }
 
     private func write(_ record: Record, to output: RecordOutput) throws(CloudKitClientError) {
+        if configuration.assets != nil { noteAssets(of: record) }
         do {
             try output.writer.write(record, database: database)
         } catch {
@@ -398,6 +411,67 @@ public final class CloudKitPull {
             try output.finish()
         } catch {
             throw CloudKitClientError(.data, error.message)
+        }
+    }
+
+    // MARK: Assets
+
+    /// The assets to download, by file name.
+    private var pendingAssets: [String: Asset] = [:]
+
+    private func noteAssets(of record: Record) {
+        func visit(_ value: FieldValue) {
+            switch value {
+            case .asset(let asset):
+                if let checksum = asset.fileChecksum, asset.downloadURL != nil {
+                    pendingAssets[CloudKitClient.assetFileName(checksum: checksum)] = asset
+                }
+            case .list(let items): items.forEach(visit)
+            default: break
+            }
+        }
+        for entry in record.fields ?? RecordFields() { visit(entry.field.value) }
+    }
+
+    private func noteAssets(inStore path: String) throws(CloudKitClientError) {
+        do {
+            let reader = try StoreRecordReader(store: try RecordStore(path: path))
+            while let record = try reader.next() {
+                noteAssets(of: record)
+            }
+        } catch {
+            throw CloudKitClientError(.data, "\(path): \(error)")
+        }
+    }
+
+    /// Downloads the noted assets not in the folder yet (a file of the right size is kept),
+    /// each written whole or not at all.
+    private func downloadAssets() async throws(CloudKitClientError) {
+        guard let folder = configuration.assets, !pendingAssets.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CloudKitClientError(.data, "\(folder): \(error)")
+        }
+        for name in pendingAssets.keys.sorted() {
+            let asset = pendingAssets[name]!
+            let path = folder + "/" + name
+            if let size = asset.size, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+               (attributes[.size] as? NSNumber)?.int64Value == size {
+                summary.assetsPresent += 1
+                continue
+            }
+            let bytes = try await client.downloadAsset(asset, fileName: name)
+            do {
+                let file = try OutputFile(path: path)
+                try bytes.withUnsafeBytes { try file.write($0) }
+                try file.commit()
+            } catch {
+                throw CloudKitClientError(.data, "\(path): \(error)")
+            }
+            summary.assetsDownloaded += 1
+            summary.assetBytes += bytes.count
+            progress()
         }
     }
 

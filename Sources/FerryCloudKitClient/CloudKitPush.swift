@@ -49,10 +49,13 @@ public final class CloudKitPush {
         public var batchSize: Int
         /// The most bytes of records in one request.
         public var batchBytes: Int
+        /// A folder of asset bytes, one file per checksum (what `ferry pull --assets` writes): an
+        /// asset field whose checksum names a file there is uploaded before its record.
+        public var assets: String?
 
         public init(client: CloudKitClient.Configuration, inputs: [String], operation: CloudKitModifyRequest.OperationType = .forceReplace,
                     isAtomic: Bool = false, isDryRun: Bool = false, onConflict: ConflictPolicy = .fail, rejects: String? = nil,
-                    batchSize: Int = CloudKitModifyRequest.maximumOperations, batchBytes: Int = 1 << 20) {
+                    batchSize: Int = CloudKitModifyRequest.maximumOperations, batchBytes: Int = 1 << 20, assets: String? = nil) {
             self.client = client
             self.inputs = inputs
             self.operation = operation
@@ -62,6 +65,7 @@ public final class CloudKitPush {
             self.rejects = rejects
             self.batchSize = batchSize
             self.batchBytes = batchBytes
+            self.assets = assets
         }
     }
 
@@ -85,6 +89,8 @@ public final class CloudKitPush {
         public var splits = 0
         /// Records sent again after a per-record THROTTLED, TRY_AGAIN_LATER or ZONE_BUSY.
         public var recordRetries = 0
+        /// Assets uploaded from ``Configuration/assets``, and their bytes.
+        public var assetsUploaded = 0, assetBytes = 0
         /// The client's requests, retries and waits.
         public var client = CloudKitClient.Statistics()
         /// Seconds the push took.
@@ -100,6 +106,7 @@ public final class CloudKitPush {
             if rejected > 0 { text += ", \(rejected) rejected (\(conflicts) conflict\(conflicts == 1 ? "" : "s"))" }
             if overwritten > 0 { text += ", \(overwritten) overwritten" }
             if splits > 0 { text += ", \(splits) split\(splits == 1 ? "" : "s")" }
+            if assetsUploaded > 0 { text += ", \(assetsUploaded) asset\(assetsUploaded == 1 ? "" : "s") uploaded" }
             if client.retries + recordRetries > 0 {
                 text += "; \(client.retries + recordRetries) retr\(client.retries + recordRetries == 1 ? "y" : "ies") (waited "
                     + String(format: "%.1f", client.secondsWaited) + " s)"
@@ -119,6 +126,8 @@ public final class CloudKitPush {
             out.append(",\"batches\":"); out.appendInteger(Int64(batches))
             out.append(",\"splits\":"); out.appendInteger(Int64(splits))
             out.append(",\"recordRetries\":"); out.appendInteger(Int64(recordRetries))
+            out.append(",\"assetsUploaded\":"); out.appendInteger(Int64(assetsUploaded))
+            out.append(",\"assetBytes\":"); out.appendInteger(Int64(assetBytes))
             CloudKitPull.appendClientStatistics(client, into: &out)
             out.append(",\"seconds\":"); out.appendDouble((seconds * 1000).rounded() / 1000)
             out.append(",\"dryRun\":"); out.append(isDryRun ? "true" : "false")
@@ -178,7 +187,11 @@ public final class CloudKitPush {
                     summary.batches += 1
                     continue
                 }
-                try await send(batch.map { operation(for: $0, forced: false) }, zoneID: zoneID)
+                var records = batch
+                if configuration.assets != nil {
+                    for index in records.indices { records[index] = try await uploadingAssets(of: records[index]) }
+                }
+                try await send(records.map { operation(for: $0, forced: false) }, zoneID: zoneID)
                 progress()
             }
         }
@@ -417,6 +430,48 @@ public final class CloudKitPush {
         if server.code == .quotaExceeded || error.status == 413 { return true }
         let reason = server.reason.lowercased()
         return server.code == .badRequest && (reason.contains("too large") || reason.contains("limit"))
+    }
+
+    // MARK: Assets
+
+    /// Uploaded assets by checksum: a file's bytes go up once, whichever records name them.
+    private var uploaded: [String: Asset] = [:]
+
+    /// `record` with each asset whose bytes are in the assets folder uploaded and replaced by
+    /// the receipt CloudKit gave.
+    private func uploadingAssets(of record: Record) async throws(CloudKitClientError) -> Record {
+        guard let folder = configuration.assets, var fields = record.fields else { return record }
+        func upload(_ asset: Asset, field: String) async throws(CloudKitClientError) -> Asset? {
+            guard let checksum = asset.fileChecksum else { return nil }
+            if let done = uploaded[checksum] { return done }
+            let path = folder + "/" + CloudKitClient.assetFileName(checksum: checksum)
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            let bytes = [UInt8](data)
+            let stored = try await client.uploadAsset(bytes, recordName: record.recordName, recordType: record.recordType ?? "",
+                                                      fieldName: field, zoneID: record.zoneID)
+            uploaded[checksum] = stored
+            summary.assetsUploaded += 1
+            summary.assetBytes += bytes.count
+            return stored
+        }
+        for index in fields.entries.indices {
+            let name = fields.entries[index].name
+            switch fields.entries[index].field.value {
+            case .asset(let asset):
+                if let stored = try await upload(asset, field: name) { fields.entries[index].field.value = .asset(stored) }
+            case .list(let items):
+                var changed = items
+                for (position, item) in items.enumerated() {
+                    if case .asset(let asset) = item, let stored = try await upload(asset, field: name) { changed[position] = .asset(stored) }
+                }
+                fields.entries[index].field.value = .list(changed)
+            default:
+                break
+            }
+        }
+        var result = record
+        result.fields = fields
+        return result
     }
 
     // MARK: Rejects

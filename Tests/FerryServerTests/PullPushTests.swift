@@ -228,5 +228,37 @@ import Testing
             }
         }
     }
+    @Test func assetsRoundTripByteForByteThroughPullAndPush() async throws {
+        let first = try ChatStoreFixture.makeStore(messages: 2, inDefaultZone: 1, name: "first.sqlite")
+        let second = try ChatStoreFixture.makeStore(messages: 1, inDefaultZone: 1, name: "second.sqlite")
+        let directory = TestScratch.directory()
+        let copy = directory + "/copy.sqlite", assets = directory + "/assets", back = directory + "/back.sqlite", assetsBack = directory + "/back-assets"
+        var generator = SeededRandom(seed: 11)
+        let bytes = (0..<300_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        let chats = ZoneID(zoneName: "Chats", ownerRecordName: "_owner")
+        try await Harness.serving(first) { harness, _ in
+            let client = CloudKitClient(configuration: Self.client(harness))
+            let asset = try await client.uploadAsset(bytes, recordName: "photo", recordType: "Photo", fieldName: "image", zoneID: chats)
+            var record = Record(recordName: "photo", recordType: "Photo", zoneID: chats)
+            record.fields = ["image": RecordField(.asset(asset), type: .asset), "images": RecordField(.list([.asset(asset)]), type: .assetList)]
+            let saved = try await client.modify(CloudKitModifyRequest(operations: [.init(.create, record: record)], zoneID: chats))
+            guard case .record = saved.entries.first?.content else { Issue.record("the record was not saved: \(saved.entries)"); return }
+            let pulled = try await CloudKitPull(configuration: .init(client: Self.client(harness), output: copy, assets: assets)).run()
+            #expect(pulled.assetsDownloaded == 1, "two fields, one asset: \(pulled.line)")
+            let again = try await CloudKitPull(configuration: .init(client: Self.client(harness), output: copy, assets: assets)).run()
+            #expect(again.assetsDownloaded == 0 && again.assetsPresent == 1, "\(again.line)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: assets)
+        #expect(files.count == 1)
+        #expect(files.first.flatMap { FileManager.default.contents(atPath: assets + "/" + $0) }.map { [UInt8]($0) } == bytes)
+        try await Harness.serving(second) { harness, _ in
+            let pushed = try await CloudKitPush(configuration: .init(client: Self.client(harness), inputs: [copy], assets: assets)).run()
+            #expect(pushed.assetsUploaded == 1, "\(pushed.line)")
+            try await CloudKitPull(configuration: .init(client: Self.client(harness), output: back, assets: assetsBack)).run()
+        }
+        let backFiles = try FileManager.default.contentsOfDirectory(atPath: assetsBack)
+        #expect(backFiles == files)
+        #expect(backFiles.first.flatMap { FileManager.default.contents(atPath: assetsBack + "/" + $0) }.map { [UInt8]($0) } == bytes)
+    }
 }
 #endif
