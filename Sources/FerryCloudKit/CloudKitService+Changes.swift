@@ -28,22 +28,23 @@ extension CloudKitService {
         var entries: [[UInt8]] = []
         var last: Int64 = since?.sequence ?? 0
         var moreComing = false
-        let end = try store.changes(since: since) { change in
-            guard !moreComing, Self.isChange(change, in: zone) else { return }
+        let (end, _) = try store.changes(since: since, inZones: { $0.zoneName == zone.zoneName && $0.ownerRecordName == zone.ownerRecordName }) { change in
+            guard !moreComing else { return false }
+            guard Self.isChange(change, in: zone) else { return true }
             var out = JSONOutput(capacity: 1024)
             switch change.event {
             case .recordSaved(var record):
-                if let types, !types.contains(record.recordType ?? "") { return }
+                if let types, !types.contains(record.recordType ?? "") { return true }
                 if let keys = request.desiredKeys, var fields = record.fields {
                     let wanted = Set(keys)
                     fields.entries.removeAll { !wanted.contains($0.name) }
                     record.fields = fields
                 }
-                guard entries.count < limit else { moreComing = true; return }
+                guard entries.count < limit else { moreComing = true; return false }
                 RecordJSON.encode(record, into: &out)
             case .recordDeleted(let id, let recordType):
-                if let types, !types.contains(recordType ?? "") { return }
-                guard entries.count < limit else { moreComing = true; return }
+                if let types, !types.contains(recordType ?? "") { return true }
+                guard entries.count < limit else { moreComing = true; return false }
                 out.append("{\"recordName\":")
                 out.appendString(id.recordName)
                 if let recordType {
@@ -54,10 +55,11 @@ extension CloudKitService {
                 appendZoneID(zone, into: &out)
                 out.append(",\"deleted\":true}")
             default:
-                return
+                return true
             }
             entries.append(out.array)
             last = change.sequence
+            return true
         }
         return (entries, moreComing ? StoreToken(storeID: store.storeID, sequence: last) : end, moreComing)
     }

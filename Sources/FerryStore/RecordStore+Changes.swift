@@ -25,16 +25,36 @@ extension RecordStore {
     /// With `database`, only the changes of that database's zones.
     @discardableResult
     public func changes(since token: StoreToken?, database: String? = nil, _ body: (JournalChange) throws -> Void) throws -> StoreToken {
+        try changes(since: token, database: database, inZones: nil) { change in
+            try body(change)
+            return true
+        }.token
+    }
+
+    /// A page of a change feed: the changes after `token` of the zones `inZones` accepts (every
+    /// zone when `nil`), in journal order as ``changes(since:database:_:)`` gives them, until
+    /// `body` returns `false`. The journal is read only as far as the page needs, so paging
+    /// through a feed costs what its pages hold, not the journal's length after each token.
+    /// Returns the store's token after its last change, and whether `body` stopped the reading.
+    @discardableResult
+    public func changes(since token: StoreToken?, database: String? = nil, inZones accepts: ((ZoneID) -> Bool)?,
+                        _ body: (JournalChange) throws -> Bool) throws -> (token: StoreToken, stopped: Bool) {
         let start = try validate(token)
         try connection.execute("BEGIN")
         defer { if !connection.isAutocommit { try? connection.execute("COMMIT") } }
         let end = try currentToken()
         let zones = try zoneTable()
+        // The zones asked for, by row ID (integers written into the SQL; none: no row matches).
+        var zoneFilter = ""
+        if let accepts {
+            let ids = zones.filter { accepts($0.value.zoneID) }.keys.sorted().map(String.init)
+            zoneFilter = " AND j.zone_id IN (\(ids.isEmpty ? "NULL" : ids.joined(separator: ",")))"
+        }
         let statement = try connection.prepare("""
             SELECT j.seq, j.zone_id, j.kind, j.record_name, j.record_type, r.seq, r.body
             FROM journal j LEFT JOIN records r ON r.zone_id = j.zone_id AND r.record_name = j.record_name
                                                AND j.kind IN ('created', 'modified')
-            WHERE j.seq > ?1 AND (?2 IS NULL OR j.zone_id IN (SELECT id FROM zones WHERE database_id = ?2)) ORDER BY j.seq
+            WHERE j.seq > ?1 AND (?2 IS NULL OR j.zone_id IN (SELECT id FROM zones WHERE database_id = ?2))\(zoneFilter) ORDER BY j.seq
             """)
         try statement.bind(start, at: 1)
         try statement.bind(try database.map(StoreCodec.databaseID), at: 2)
@@ -57,9 +77,11 @@ extension RecordStore {
             case let kind:
                 throw StoreError(.corrupt, "expected a journal kind (created, modified, deleted, zoneSaved, zoneDeleted, zonePurged), found \"\(kind)\" at \(seq)", path: path)
             }
-            try body(JournalChange(sequence: seq, database: zone.database, zoneID: zone.zoneID, event: event))
+            guard try body(JournalChange(sequence: seq, database: zone.database, zoneID: zone.zoneID, event: event)) else {
+                return (end, true)
+            }
         }
-        return end
+        return (end, false)
     }
 
     /// Writes the changes after `token` as a Ferry change log (`Docs/ChangeLogFormat.md`), closed by
