@@ -3,6 +3,7 @@ import FerryIO
 #if CloudKit
 import Dispatch
 import FerryCloudKitClient
+import FerryKit
 import Foundation
 #endif
 
@@ -109,6 +110,46 @@ private final class BlockingOutcome<T: Sendable>: @unchecked Sendable {
     private var value: Result<T, any Error>?
     func set(_ result: Result<T, any Error>) { lock.withLock { value = result } }
     var result: Result<T, any Error>? { lock.withLock { value } }
+}
+
+/// A pull or a push, as the commands run them.
+protocol CloudKitJob: AnyObject, SendableMetatype {
+    associatedtype Summary: CloudKitJobSummary
+    var onProgress: ((Summary) -> Void)? { get set }
+    func run() async throws(CloudKitClientError) -> Summary
+}
+
+/// What a job's summary shows: a line, a JSON object, and the counts its progress shows.
+protocol CloudKitJobSummary: Sendable {
+    var line: String { get }
+    var json: String { get }
+    var progressCounts: (records: Int, bytes: Int) { get }
+}
+
+extension CloudKitPull: CloudKitJob {}
+extension CloudKitPush: CloudKitJob {}
+extension CloudKitPull.Summary: CloudKitJobSummary {
+    var progressCounts: (records: Int, bytes: Int) { (records, client.bytesReceived) }
+}
+extension CloudKitPush.Summary: CloudKitJobSummary {
+    var progressCounts: (records: Int, bytes: Int) { (saved, client.bytesSent) }
+}
+
+/// Runs `job` to its end with progress on a terminal, ends the command with its error, and
+/// prints its summary (a line, or JSON with `json`; nothing with `quiet`).
+func runReporting<Job: CloudKitJob>(_ job: Job, quiet: Bool, json: Bool) throws {
+    let progress = Progress(enabled: !quiet && StandardError.isTerminal)
+    let clock = Stopwatch()
+    job.onProgress = { summary in progress.update(records: summary.progressCounts.records, bytes: summary.progressCounts.bytes, clock: clock) }
+    let summary: Job.Summary
+    do {
+        summary = try runBlocking(job) { try await $0.run() }
+    } catch let error as CloudKitClientError {
+        progress.clear()
+        throw commandError(error)
+    }
+    progress.clear()
+    if !quiet { print(json ? summary.json : summary.line) }
 }
 
 /// A client error as the command ends with it: usage errors exit 2, the rest 1.

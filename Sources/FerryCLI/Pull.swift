@@ -121,19 +121,7 @@ struct Pull: ParsableCommand {
             mode = tokensOnly ? .tokensOnly : .changes
         }
         let pull = CloudKitPull(configuration: .init(client: client, mode: mode, output: output, format: to, assets: assets))
-        let progress = Progress(enabled: !quiet && StandardError.isTerminal)
-        let clock = Stopwatch()
-        pull.onProgress = { summary in progress.update(records: summary.records, bytes: summary.client.bytesReceived, clock: clock) }
-        let summary: CloudKitPull.Summary
-        do {
-            summary = try runBlocking(pull) { try await $0.run() }
-        } catch let error as CloudKitClientError {
-            progress.clear()
-            throw commandError(error)
-        }
-        progress.clear()
-        if quiet { return }
-        print(json ? summary.json : summary.line)
+        try runReporting(pull, quiet: quiet, json: json)
     }
     #else
     func run() throws {

@@ -95,19 +95,7 @@ struct Push: ParsableCommand {
             client: client, inputs: inputs, operation: CloudKitModifyRequest.OperationType(rawValue: mode) ?? .forceReplace,
             isAtomic: atomic, isDryRun: dryRun, onConflict: CloudKitPush.ConflictPolicy(rawValue: onConflict) ?? .fail, rejects: rejects,
             batchBytes: batchBytes, assets: assets))
-        let progress = Progress(enabled: !quiet && StandardError.isTerminal)
-        let clock = Stopwatch()
-        push.onProgress = { summary in progress.update(records: summary.saved, bytes: summary.client.bytesSent, clock: clock) }
-        let summary: CloudKitPush.Summary
-        do {
-            summary = try runBlocking(push) { try await $0.run() }
-        } catch let error as CloudKitClientError {
-            progress.clear()
-            throw commandError(error)
-        }
-        progress.clear()
-        if quiet { return }
-        print(json ? summary.json : summary.line)
+        try runReporting(push, quiet: quiet, json: json)
     }
     #else
     func run() throws {

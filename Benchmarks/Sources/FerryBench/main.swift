@@ -39,6 +39,7 @@ let tasks: [(name: String, run: @MainActor () -> Void)] = [
     ("store-query", storeQueryTask),
     ("store-pages", storePagesTask),
     ("serve", serveTask),
+    ("pull-push", pullPushTask),
 ]
 
 var requested = Array(CommandLine.arguments.dropFirst())

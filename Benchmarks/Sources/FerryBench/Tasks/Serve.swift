@@ -201,7 +201,7 @@ private struct PhaseResult {
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice for port 0).
-private func freeLoopbackPort() -> UInt16 {
+func freeLoopbackPort() -> UInt16 {
     #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -227,7 +227,7 @@ private func loopback(port: UInt16) -> sockaddr_in {
 }
 
 /// Starts `arguments` with its standard output and error appended to `output`; its pid.
-private func spawn(_ arguments: [String], output: String) -> pid_t? {
+func spawn(_ arguments: [String], output: String) -> pid_t? {
     var pid: pid_t = 0
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { for p in argv { free(p) } }
@@ -242,7 +242,7 @@ private func spawn(_ arguments: [String], output: String) -> pid_t? {
 
 /// Waits until something accepts connections on 127.0.0.1:`port`; false when `pid` exits first
 /// or `seconds` pass.
-private func waitUntilListening(port: UInt16, pid: pid_t, seconds: Double) -> Bool {
+func waitUntilListening(port: UInt16, pid: pid_t, seconds: Double) -> Bool {
     let deadline = Runner.now() + seconds
     while Runner.now() < deadline {
         var status: Int32 = 0
@@ -265,7 +265,7 @@ private func waitUntilListening(port: UInt16, pid: pid_t, seconds: Double) -> Bo
 
 /// Sends SIGTERM and waits up to 30 s for the exit (then SIGKILL, reported as exit 137): its exit
 /// status, CPU time and peak RSS over the whole run.
-private func stop(_ pid: pid_t) -> (status: Int32, cpuSeconds: Double, peakRSSKiB: Int) {
+func stop(_ pid: pid_t) -> (status: Int32, cpuSeconds: Double, peakRSSKiB: Int) {
     kill(pid, SIGTERM)
     let deadline = Runner.now() + 30
     var status: Int32 = 0
