@@ -61,26 +61,14 @@ struct CloudKitOptions: ParsableArguments {
     /// The client's configuration; the credentials file's and the environment's variables fill
     /// what the flags leave out.
     func clientConfiguration() throws -> CloudKitClient.Configuration {
-        var variables = ProcessInfo.processInfo.environment
-        if let credentials {
-            let text: String
-            do { text = try String(contentsOfFile: credentials, encoding: .utf8) } catch { throw CommandFailure(message: "\(credentials): \(error)") }
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let trimmed = String(line).trimmed
-                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-                guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals].hasPrefix("CLOUDKIT_") else {
-                    throw ValidationError("\(credentials):\(index + 1): expected NAME=VALUE with a CLOUDKIT_ name, found another line")
-                }
-                variables[String(trimmed[..<equals])] = String(trimmed[trimmed.index(after: equals)...])
-            }
-        }
         let credentialValue: CloudKitCredentials
         do {
+            let variables = try credentials.map { path throws(CloudKitClientError) in try CloudKitCredentials.variables(fromFile: path) }
             credentialValue = try CloudKitCredentials(apiToken: apiToken, webAuthToken: webAuthToken, keyID: keyID, keyFile: keyFile,
-                                                      environment: variables)
+                                                      environment: variables ?? ProcessInfo.processInfo.environment)
             try credentialValue.check(database: database)
         } catch {
-            throw ValidationError(error.message)
+            throw error.code == .usage ? ValidationError(error.message) : CommandFailure(message: error.message)
         }
         var trimmedEndpoint = endpoint
         while trimmedEndpoint.hasSuffix("/") { trimmedEndpoint.removeLast() }

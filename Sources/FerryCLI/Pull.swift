@@ -107,16 +107,14 @@ struct Pull: ParsableCommand {
         let mode: CloudKitPull.Mode
         let zoneID = zone.map { ZoneID(zoneName: $0) }
         if let type {
-            let sortBy = (sort ?? "").split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }.map { name in
-                name.hasPrefix("-") ? CloudKitQuery.Sort(fieldName: String(name.dropFirst()), ascending: false)
-                                    : CloudKitQuery.Sort(fieldName: name)
-            }
-            mode = .query(.init(recordType: type, predicate: predicate, sortBy: sortBy, desiredKeys: try keyList(keys),
+            mode = .query(.init(recordType: type, predicate: predicate, sortBy: CloudKitPull.sortKeys(parsing: sort ?? ""), desiredKeys: try keyList(keys),
                                 zoneID: zoneID, zoneWide: zoneWide))
         } else if let names {
-            let text: String
-            do { text = try String(contentsOfFile: names, encoding: .utf8) } catch { throw CommandFailure(message: "\(names): \(error)") }
-            mode = .names(text.split(separator: "\n").map { String($0).trimmed }.filter { !$0.isEmpty }, zoneID: zoneID)
+            do {
+                mode = .names(try CloudKitPull.recordNames(fromFile: names), zoneID: zoneID)
+            } catch {
+                throw commandError(error)
+            }
         } else {
             mode = tokensOnly ? .tokensOnly : .changes
         }

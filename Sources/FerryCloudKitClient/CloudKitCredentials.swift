@@ -62,6 +62,31 @@ public struct CloudKitCredentials: Sendable, CustomStringConvertible {
         }
     }
 
+    /// `environment` with the `CLOUDKIT_*` variables a credentials file sets (`NAME=VALUE` lines;
+    /// blank lines and `#` comments skipped) added over it.
+    ///
+    /// - Throws: ``CloudKitClientError``: `data` when the file cannot be read, `usage` for a line
+    ///   that is not `CLOUDKIT_NAME=VALUE` (its number given, its text not: it may hold a token).
+    public static func variables(fromFile path: String, over environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(CloudKitClientError) -> [String: String] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw CloudKitClientError(.data, "\(path): cannot read the credentials file (\(error.localizedDescription))")
+        }
+        var variables = environment
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals].hasPrefix("CLOUDKIT_") else {
+                throw CloudKitClientError(.usage, "\(path):\(index + 1): expected NAME=VALUE with a CLOUDKIT_ name, found another line")
+            }
+            variables[String(trimmed[..<equals])] = String(trimmed[trimmed.index(after: equals)...])
+        }
+        return variables
+    }
+
     /// Checks that these credentials can reach `database` as CloudKit allows: a server-to-server
     /// key reaches the public database only, and an API token reaches the private and shared
     /// databases only with a web auth token. No credentials at all is left to the server (a

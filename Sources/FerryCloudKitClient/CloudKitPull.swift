@@ -58,6 +58,23 @@ public final class CloudKitPull {
         }
     }
 
+    /// Sort keys from a list such as `sentAt,-count` (`-`: descending).
+    public static func sortKeys(parsing text: String) -> [CloudKitQuery.Sort] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { name in
+            name.hasPrefix("-") ? CloudKitQuery.Sort(fieldName: String(name.dropFirst()), ascending: false) : CloudKitQuery.Sort(fieldName: name)
+        }
+    }
+
+    /// The record names of a file, one per line (blank lines skipped).
+    public static func recordNames(fromFile path: String) throws(CloudKitClientError) -> [String] {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        } catch {
+            throw CloudKitClientError(.data, "\(path): cannot read the record names (\(error.localizedDescription))")
+        }
+    }
+
     /// What is fetched.
     public enum Mode: Sendable {
         case changes
