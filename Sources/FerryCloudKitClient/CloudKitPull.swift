@@ -241,8 +241,9 @@ public final class CloudKitPull {
         // (a new store staged whole would lose every page to an interruption).
         var zoneTokens: [ZoneKey: String] = [:]
         var databaseToken: String?
+        let madeHere = !FileSystem.exists(path)
         do {
-            if !FileSystem.exists(path) { _ = try RecordStore.create(at: path) }
+            if madeHere { _ = try RecordStore.create(at: path) }
             let store = try RecordStore(path: path)
             for zone in try store.zones() where zone.database == database && !zone.isDeleted {
                 if let token = zone.syncToken { zoneTokens[ZoneKey(zone.zoneID)] = token }
@@ -277,12 +278,13 @@ public final class CloudKitPull {
                 }
             }
             try replayer.finish()
-        } catch let error as CloudKitClientError {
-            try? replayer.finish()
-            throw error
         } catch {
             try? replayer.finish()
-            throw CloudKitClientError(.data, "\(path): \(error)")
+            // A store this pull made and committed nothing to is not left behind.
+            if madeHere && replayer.eventCount == 0 {
+                for file in [path, path + "-wal", path + "-shm"] { try? FileManager.default.removeItem(atPath: file) }
+            }
+            throw error as? CloudKitClientError ?? CloudKitClientError(.data, "\(path): \(error)")
         }
         summary.records = replayer.statistics.created + replayer.statistics.modified
         summary.deleted = replayer.statistics.deleted

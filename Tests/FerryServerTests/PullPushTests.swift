@@ -260,5 +260,15 @@ import Testing
         #expect(backFiles == files)
         #expect(backFiles.first.flatMap { FileManager.default.contents(atPath: assetsBack + "/" + $0) }.map { [UInt8]($0) } == bytes)
     }
+    @Test func aPullThatFetchesNothingLeavesNoStoreBehind() async throws {
+        let served = try ChatStoreFixture.makeStore(messages: 1, inDefaultZone: 1, name: "served.sqlite")
+        let output = TestScratch.directory() + "/never.sqlite"
+        let faults = try CloudKitFaultInjection(unavailable: 1, retryAfterSeconds: 0, seed: 1)
+        try await Harness.serving(served, .init(faultInjection: faults)) { harness, _ in
+            let pull = CloudKitPull(configuration: .init(client: Self.client(harness, retry: .init(maximumAttempts: 1)), output: output))
+            await #expect(throws: CloudKitClientError.self) { try await pull.run() }
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
 }
 #endif
